@@ -1,0 +1,1 @@
+"""Subcommands of the `gecscore` command line: one module each, with `register(subparsers)`."""

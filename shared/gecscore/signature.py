@@ -1,0 +1,37 @@
+"""Version signatures attached to every result, in the spirit of sacrebleu's."""
+
+from __future__ import annotations
+
+from importlib import metadata
+from typing import Any, Mapping
+
+from . import __version__
+
+_LIBRARIES = ("transformers", "torch", "errant", "spacy", "pot")
+
+
+def library_versions(names: tuple[str, ...] = _LIBRARIES) -> dict[str, str]:
+    """Installed versions of the libraries that can change a score ('none' if absent)."""
+    versions = {}
+    for name in names:
+        try:
+            versions[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            versions[name] = "none"
+    return versions
+
+
+def _fmt(value: Any) -> str:
+    if isinstance(value, float):
+        return repr(value)
+    if isinstance(value, (list, tuple)):
+        return ",".join(_fmt(v) for v in value)
+    return str(value)
+
+
+def make_signature(metric: str, settings: Mapping[str, Any], libraries: tuple[str, ...] = _LIBRARIES) -> str:
+    """`metric|key:value|...`: gecscore and library versions first, then the metric's settings in order."""
+    parts = [metric, f"gecscore:{__version__}"]
+    parts += [f"{name}:{version}" for name, version in library_versions(libraries).items()]
+    parts += [f"{key}:{_fmt(value)}" for key, value in settings.items()]
+    return "|".join(parts)

