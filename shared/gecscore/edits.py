@@ -143,12 +143,6 @@ class EditExtractor:
         """Edits of a single pair."""
         return self.extract([source], [target], keep_unk=keep_unk)[0]
 
-    def parse(self, texts: Sequence[str], *, progress: bool = False) -> list[Doc]:
-        """spaCy parses of whitespace-tokenised texts, exactly as ERRANT's `parse(text)` (cached)."""
-        texts = check_texts("texts", texts)
-        docs = self._parse(list(dict.fromkeys(texts)), progress)
-        return [docs[text] for text in texts]
-
     def _parse(self, texts: list[str], progress: bool) -> dict[str, Doc]:
         """Parses of distinct `texts`: cached ones looked up, the others run through `nlp.pipe` in batches."""
         found: dict[str, Doc] = {}
@@ -196,7 +190,7 @@ def tokenize(texts: Sequence[str], nlp: Language | None = None) -> list[str]:
 
     Whitespace tokens (from runs of spaces or newlines) are dropped so the result is whitespace-tokenised.
     """
-    texts = check_texts("texts", texts)
+    texts = check_texts("texts", texts, allow_empty_list=True)
     nlp = nlp if nlp is not None else load_spacy()
     return [" ".join(t.text for t in doc if not t.is_space) for doc in nlp.tokenizer.pipe(texts)]
 
