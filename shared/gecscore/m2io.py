@@ -32,6 +32,10 @@ class M2Edit:
     # The corrections field as written in the file, so `-NONE-` versus '' round-trips exactly.
     raw_corrections: str | None = field(default=None, compare=False, repr=False)
 
+    def __post_init__(self) -> None:
+        if not isinstance(self.corrections, tuple) or not self.corrections:
+            raise ValueError(f"M2Edit.corrections must be a non-empty tuple of strings, got {self.corrections!r}")
+
     @property
     def is_noop(self) -> bool:
         """True for the annotator-made-no-change line (`A -1 -1|||noop|||...`)."""
@@ -46,7 +50,7 @@ class M2Edit:
         """The `A ...` line for this edit."""
         raw = self.raw_corrections
         if raw is None or _split_corrections(raw) != self.corrections:
-            raw = NONE if self.is_noop and self.corrections in ((), ("",)) else "||".join(self.corrections)
+            raw = _join_corrections(self.corrections, self.is_noop)
         fields = (f"A {self.o_start} {self.o_end}", self.type, raw, self.required, self.comment, str(self.annotator))
         return "|||".join(fields)
 
@@ -73,6 +77,15 @@ class M2Sentence:
         """The block's lines joined by newlines (no trailing newline)."""
         head = f"S {self.source}" if self.source else "S"
         return "\n".join([head] + [e.to_line() for e in self.edits])
+
+
+def _join_corrections(corrections: tuple[str, ...], noop: bool) -> str:
+    """Write '' as `-NONE-` for noop lines and among alternatives (a bare '' there would merge with `|||`)."""
+    if noop and corrections in ((), ("",)):
+        return NONE
+    if len(corrections) == 1:
+        return corrections[0]  # a single deletion is written empty, as ERRANT and the CoNLL-2014 gold do
+    return "||".join(alt or NONE for alt in corrections)
 
 
 def _split_corrections(raw: str) -> tuple[str, ...]:
