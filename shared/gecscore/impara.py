@@ -1,0 +1,350 @@
+"""IMPARA-GED and IMPARA scoring: a sentence score is the sigmoid of a quality estimator's single logit.
+
+IMPARA-GED (Sakai, Goto & Watanabe 2025) scores the hypothesis alone, `σ(R(O))`; the corpus score is the mean.
+The original IMPARA (Maeda et al. 2022) keeps that score only where a similarity estimator's cosine between source
+and hypothesis is above a threshold (0.9), and gives 0 otherwise.
+
+Pooling (spec §5.3, the open question of what `pooling='mean'` means):
+
+* ``"native"``: the checkpoint's own head. For `naist-nlp/IMPARA-GED` (a `ModernBertForSequenceClassification` with
+  `classifier_pooling='mean'`) this is the masked mean of the last hidden state, then `head` (dense, GELU,
+  LayerNorm) and `classifier` (candidate A, what `transformers` runs).
+* ``"mean_wrapper"``: the masked mean of the last hidden state fed straight to the checkpoint's `classifier`,
+  as gotutiyan's mean-pool wrapper does (candidate B; for ModernBERT it skips `head`). Models trained by
+  `gecscore.training` are of this kind.
+* ``"cls"``: the first token (the original IMPARA's BERT regressor, i.e. the checkpoint's native head with
+  first-token pooling).
+* ``"auto"``: ModernBERT classifiers run natively (A); a checkpoint trained by gecscore uses the pooling saved in
+  its config; any other encoder checkpoint uses the mean wrapper (B).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Sequence
+
+import numpy as np
+from tqdm.auto import tqdm
+
+from gecscore.signature import make_signature
+from gecscore.validation import check_same_length, check_texts
+
+DEFAULT_MODEL = "naist-nlp/IMPARA-GED"
+IMPARA_QE_MODEL = "gotutiyan/IMPARA-QE"
+IMPARA_SE_MODEL = "bert-base-cased"
+EMBEDDED = "embedded"
+POOLINGS = ("auto", "native", "mean_wrapper", "cls")
+#: The config attribute in which gecscore-trained checkpoints record their pooling.
+POOLING_CONFIG_KEY = "gecscore_pooling"
+VARIANTS = ("impara_ged", "impara")
+
+_MODELS: dict[tuple, "QualityEstimator"] = {}
+
+
+# ---------------------------------------------------------------------------------------------------
+# Pure core
+
+
+def sigmoid(logits: np.ndarray) -> np.ndarray:
+    """Numerically stable logistic function (float64)."""
+    x = np.asarray(logits, dtype=np.float64)
+    out = np.empty_like(x)
+    pos = x >= 0
+    out[pos] = 1.0 / (1.0 + np.exp(-x[pos]))
+    e = np.exp(x[~pos])
+    out[~pos] = e / (1.0 + e)
+    return out
+
+
+def threshold_scores(quality: np.ndarray, similarity: np.ndarray, threshold: float) -> np.ndarray:
+    """IMPARA's filter: keep a quality score only where similarity is strictly above `threshold`, else 0."""
+    quality = np.asarray(quality, dtype=np.float64)
+    similarity = np.asarray(similarity, dtype=np.float64)
+    if quality.shape != similarity.shape:
+        raise ValueError(f"quality {quality.shape} and similarity {similarity.shape} differ in shape")
+    return np.where(similarity > threshold, quality, 0.0)
+
+
+def cosine_rows(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Row-wise cosine similarity of two (N, H) matrices (0 where a row is all zeros)."""
+    a = np.asarray(a, dtype=np.float64)
+    b = np.asarray(b, dtype=np.float64)
+    norms = np.linalg.norm(a, axis=1) * np.linalg.norm(b, axis=1)
+    dots = np.einsum("ij,ij->i", a, b)
+    return np.divide(dots, norms, out=np.zeros_like(dots), where=norms > 0)
+
+
+def length_batches(lengths: Sequence[int], batch_size: int) -> list[list[int]]:
+    """Indices grouped into batches of similar length (longest first), so padding stays small."""
+    if batch_size < 1:
+        raise ValueError(f"batch_size must be >= 1, got {batch_size}")
+    order = sorted(range(len(lengths)), key=lambda i: (-lengths[i], i))
+    return [order[i:i + batch_size] for i in range(0, len(order), batch_size)]
+
+
+# ---------------------------------------------------------------------------------------------------
+# Torch helpers (shared with gecscore.training)
+
+
+def masked_mean(hidden: Any, mask: Any) -> Any:
+    """Mean of `hidden` (B, T, H) over the positions where `mask` (B, T) is 1: special tokens in, padding out."""
+    mask = mask.to(hidden.dtype).unsqueeze(-1)
+    return (hidden * mask).sum(dim=1) / mask.sum(dim=1).clamp(min=1.0)
+
+
+def resolve_pooling(model: Any, pooling: str) -> str:
+    """The concrete pooling ('native', 'mean_wrapper' or 'cls') for `model` (see the module docstring)."""
+    if pooling not in POOLINGS:
+        raise ValueError(f"pooling must be one of {POOLINGS}, got {pooling!r}")
+    if pooling != "auto":
+        return pooling
+    config = model.config
+    saved = getattr(config, POOLING_CONFIG_KEY, None)
+    if saved is not None:
+        if saved not in POOLINGS[1:]:
+            raise ValueError(f"checkpoint config has {POOLING_CONFIG_KEY}={saved!r}; expected one of {POOLINGS[1:]}")
+        return saved
+    if config.model_type == "modernbert":
+        return "native"
+    return "mean_wrapper"
+
+
+def pooled_logits(model: Any, input_ids: Any, attention_mask: Any, pooling: str) -> Any:
+    """The single logit per row (B,) of a sequence classifier under a concrete pooling."""
+    import torch
+
+    if pooling == "native":
+        return model(input_ids=input_ids, attention_mask=attention_mask).logits.view(-1)
+    if pooling == "cls":
+        if model.config.model_type == "modernbert" and model.config.classifier_pooling != "cls":
+            hidden = model.base_model(input_ids=input_ids, attention_mask=attention_mask).last_hidden_state
+            return model.classifier(model.drop(model.head(hidden[:, 0]))).view(-1)
+        return model(input_ids=input_ids, attention_mask=attention_mask).logits.view(-1)
+    if pooling != "mean_wrapper":
+        raise ValueError(f"unknown concrete pooling {pooling!r}")
+    hidden = model.base_model(input_ids=input_ids, attention_mask=attention_mask).last_hidden_state
+    pooled = masked_mean(hidden, attention_mask)
+    dropout = getattr(model, "dropout", None)
+    if isinstance(dropout, torch.nn.Module):
+        pooled = dropout(pooled)
+    classifier = model.classifier
+    if isinstance(classifier, torch.nn.Linear):
+        return classifier(pooled).view(-1)
+    # Heads that read the first position of a sequence (ELECTRA, RoBERTa): give them the pooled vector there.
+    return classifier(pooled.unsqueeze(1)).view(-1)
+
+
+def check_single_logit(config: Any, name: str, missing_keys: Sequence[str] = ()) -> None:
+    """Raise unless `config` (and the missing keys of a load) describe a trained one-logit sequence classifier."""
+    architectures = getattr(config, "architectures", None) or []
+    if not any(a.endswith("ForSequenceClassification") for a in architectures):
+        raise ValueError(
+            f"checkpoint {name!r} has no sequence-classification head (architectures={architectures}); "
+            "IMPARA needs a quality estimator with a single-logit head"
+        )
+    if config.num_labels != 1:
+        raise ValueError(
+            f"checkpoint {name!r} has {config.num_labels} output labels; IMPARA needs a single-logit quality estimator"
+        )
+    head_missing = [k for k in missing_keys if "classifier" in k or k.startswith("head.")]
+    if head_missing:
+        raise ValueError(f"checkpoint {name!r} lacks the weights of its classification head: {head_missing}")
+
+
+def batched_rows(tokenizer: Any, texts: Sequence[str], forward: Any, *, device: str = "cpu", max_length: int = 128,
+                 batch_size: int = 32, progress: bool = False, desc: str = "encode") -> np.ndarray:
+    """`forward(input_ids, attention_mask)` row by row for each text, once per distinct text.
+
+    Texts are truncated to `max_length` tokens, sorted by length and padded per batch; with masked pooling the
+    padding does not change the rows (beyond float noise), so the order is an optimisation only.
+    """
+    import torch
+
+    unique = list(dict.fromkeys(texts))
+    if not unique:
+        return np.zeros(0, dtype=np.float32)
+    encoded = tokenizer(unique, max_length=max_length, truncation=True)["input_ids"]
+    rows: list[Any] = [None] * len(unique)
+    with torch.inference_mode():
+        for batch in tqdm(length_batches([len(ids) for ids in encoded], batch_size), desc=desc,
+                          disable=not progress, leave=False):
+            padded = tokenizer.pad({"input_ids": [encoded[i] for i in batch]}, return_tensors="pt")
+            out = forward(padded["input_ids"].to(device), padded["attention_mask"].to(device))
+            for i, row in zip(batch, out.float().cpu().numpy()):
+                rows[i] = row
+    position = {text: i for i, text in enumerate(unique)}
+    return np.stack([rows[position[t]] for t in texts])
+
+
+# ---------------------------------------------------------------------------------------------------
+# Model loading and batched scoring
+
+
+def _device(device: str | None) -> str:
+    import torch
+
+    if device is None:
+        return "cuda" if torch.cuda.is_available() else "cpu"
+    return str(device)
+
+
+class QualityEstimator:
+    """A loaded single-logit quality estimator with its tokenizer and resolved pooling."""
+
+    def __init__(self, model: Any, tokenizer: Any, *, name: str, pooling: str = "auto", device: str | None = None,
+                 fp16: bool = False, revision: str | None = None) -> None:
+        import torch
+
+        self.name = name
+        self.revision = revision
+        self.device = _device(device)
+        if fp16 and not self.device.startswith("cuda"):
+            raise ValueError(f"fp16=True needs a CUDA device; the quality estimator would run on {self.device!r}")
+        self.dtype = torch.float16 if fp16 else torch.float32
+        self.model = model.to(device=self.device, dtype=self.dtype).eval()
+        self.tokenizer = tokenizer
+        self.pooling = resolve_pooling(model, pooling)
+        self.forward_count = 0
+
+    @classmethod
+    def load(cls, name_or_path: str = DEFAULT_MODEL, *, pooling: str = "auto", device: str | None = None,
+             fp16: bool = False, revision: str | None = None) -> "QualityEstimator":
+        """Load (once per process) a checkpoint, `"embedded"` (the bundled MiniLM QE) or an encoder alias."""
+        key = (name_or_path, pooling, _device(device), fp16, revision)
+        if key not in _MODELS:
+            if name_or_path == EMBEDDED:
+                from gecscore.impara_embedded import load_embedded
+
+                model, tokenizer = load_embedded()
+            else:
+                model, tokenizer = _from_pretrained(name_or_path, revision)
+            _MODELS[key] = cls(model, tokenizer, name=name_or_path, pooling=pooling, device=device, fp16=fp16,
+                               revision=revision)
+        return _MODELS[key]
+
+    def logits(self, texts: Sequence[str], *, max_length: int = 128, batch_size: int = 32,
+               progress: bool = False) -> np.ndarray:
+        """The QE logit of each text (float64), computed once per distinct text in length-sorted batches."""
+        texts = check_texts("texts", texts, allow_empty_list=True)
+
+        def forward(input_ids: Any, attention_mask: Any) -> Any:
+            self.forward_count += len(input_ids)
+            return pooled_logits(self.model, input_ids, attention_mask, self.pooling)
+
+        return batched_rows(self.tokenizer, texts, forward, device=self.device, max_length=max_length,
+                            batch_size=batch_size, progress=progress, desc="IMPARA QE").astype(np.float64)
+
+    def scores(self, texts: Sequence[str], **kwargs: Any) -> np.ndarray:
+        """σ(logit) of each text."""
+        return sigmoid(self.logits(texts, **kwargs))
+
+
+def _from_pretrained(name_or_path: str, revision: str | None) -> tuple[Any, Any]:
+    """`AutoModelForSequenceClassification` + tokenizer, with clear errors for offline use and wrong heads."""
+    from transformers import AutoConfig, AutoModelForSequenceClassification, AutoTokenizer
+
+    path = _resolve_alias(name_or_path)
+    try:
+        config = AutoConfig.from_pretrained(path, revision=revision)
+        check_single_logit(config, name_or_path)
+        model, info = AutoModelForSequenceClassification.from_pretrained(path, revision=revision,
+                                                                         output_loading_info=True)
+        tokenizer = AutoTokenizer.from_pretrained(path, revision=revision)
+    except OSError as error:
+        raise OSError(
+            f"could not load the quality estimator {name_or_path!r} ({error.__class__.__name__}: {error}). "
+            "The Hugging Face Hub may be unreachable (HF_HUB_OFFLINE is "
+            "set or there is no network): pass a local checkpoint directory, or model='embedded' for the bundled "
+            "offline MiniLM quality estimator (not the paper's model)"
+        ) from error
+    check_single_logit(model.config, name_or_path, info.get("missing_keys", ()))
+    return model, tokenizer
+
+
+def _resolve_alias(name_or_path: str) -> str:
+    """Encoder aliases such as 'minilm' map to local paths (gecscore.encoders); anything else is unchanged."""
+    try:
+        from gecscore.encoders import resolve_model
+    except ImportError:
+        return name_or_path
+    return resolve_model(name_or_path)
+
+
+# ---------------------------------------------------------------------------------------------------
+# The metric
+
+
+@dataclass(frozen=True)
+class ImparaResult:
+    """Sentence scores, the corpus score (their mean), and what produced them."""
+
+    sentence_scores: np.ndarray
+    quality: np.ndarray
+    similarity: np.ndarray | None
+    signature: str
+
+    @property
+    def score(self) -> float:
+        """Corpus score: the mean of the sentence scores."""
+        return float(np.mean(self.sentence_scores))
+
+
+class Impara:
+    """IMPARA-GED (hypothesis-only QE, the default) or the original IMPARA (QE + similarity threshold)."""
+
+    def __init__(self, model: str | None = None, *, variant: str = "impara_ged", pooling: str = "auto",
+                 max_length: int = 128, batch_size: int = 32, device: str | None = None, fp16: bool = False,
+                 revision: str | None = None, se_model: str = IMPARA_SE_MODEL, threshold: float = 0.9) -> None:
+        if variant not in VARIANTS:
+            raise ValueError(f"variant must be one of {VARIANTS}, got {variant!r}")
+        if max_length < 2:
+            raise ValueError(f"max_length must be >= 2, got {max_length}")
+        if model is None:
+            model = DEFAULT_MODEL if variant == "impara_ged" else IMPARA_QE_MODEL
+        if variant == "impara" and pooling == "auto":
+            pooling = "cls"
+        self.variant = variant
+        self.max_length = max_length
+        self.batch_size = batch_size
+        self.device = device
+        self.fp16 = fp16
+        self.se_model = se_model
+        self.threshold = float(threshold)
+        self.qe = QualityEstimator.load(model, pooling=pooling, device=device, fp16=fp16, revision=revision)
+
+    def settings(self) -> dict[str, Any]:
+        """Everything that determines the scores, in signature order."""
+        settings: dict[str, Any] = {
+            "variant": self.variant, "model": self.qe.name, "revision": self.qe.revision or "default",
+            "pooling": self.qe.pooling, "max_length": self.max_length,
+            "dtype": "float16" if self.fp16 else "float32",
+        }
+        if self.variant == "impara":
+            settings.update(se_model=self.se_model, threshold=self.threshold)
+        return settings
+
+    def signature(self) -> str:
+        """Version signature of the scores."""
+        return make_signature(self.variant, self.settings())
+
+    def score(self, sources: Sequence[str], predictions: Sequence[str], *, progress: bool = False) -> ImparaResult:
+        """Score each prediction (sources are used only by the IMPARA variant's similarity filter)."""
+        sources = check_texts("sources", sources)
+        predictions = check_texts("predictions", predictions)
+        check_same_length(sources=sources, predictions=predictions)
+        quality = self.qe.scores(predictions, max_length=self.max_length, batch_size=self.batch_size,
+                                 progress=progress)
+        similarity = None
+        sentence = quality
+        if self.variant == "impara":
+            similarity = self.similarity(sources, predictions, progress=progress)
+            sentence = threshold_scores(quality, similarity, self.threshold)
+        return ImparaResult(sentence, quality, similarity, self.signature())
+
+    def similarity(self, sources: Sequence[str], predictions: Sequence[str], *, progress: bool = False) -> np.ndarray:
+        """IMPARA's similarity estimator: cosine of masked-mean-pooled last-layer states (special tokens in)."""
+        from gecscore.encoders import Encoder
+
+        encoder = Encoder.get(self.se_model, device=self.device)
+        embed = dict(pooling="mean", max_length=self.max_length, batch_size=self.batch_size, progress=progress)
+        return cosine_rows(encoder.embed(list(sources), **embed), encoder.embed(list(predictions), **embed))
