@@ -1,0 +1,239 @@
+"""Meta-evaluation: data loaders (traps of the spec), aggregation, correlations, cache, CLI, published anchors."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import pytest
+
+from gecscore.meta_eval import aggregate as agg
+from gecscore.meta_eval.correlate import (human_pairs, sentence_agreement, system_correlation,
+                                          window_correlations)
+from gecscore.meta_eval.data import (GJG15_SYSTEMS, SEEDA_SYSTEMS, RankingItem, collapsed_sentences,
+                                     drop_unchanged, load_gjg15, load_gmeg, load_seeda, official_references,
+                                     read_conll_m2, read_lines, seeda_subset_indices)
+from gecscore.meta_eval.metrics import SystemScores, register_metric
+
+
+@pytest.fixture(scope="module")
+def seeda(shared_data):
+    return load_seeda(shared_data)
+
+
+@pytest.fixture(scope="module")
+def gold(shared_data):
+    return read_conll_m2(shared_data)
+
+
+# ------------------------------------------------------------------------------------------------ data
+
+
+def test_seeda_subset_is_rebuilt_from_outputs(shared_data):
+    derived = [int(x) for x in read_lines(shared_data / "SEEDA" / "derived" / "subset_indices.txt")]
+    assert seeda_subset_indices(shared_data) == derived
+
+
+def test_seeda_system_sets(seeda):
+    assert seeda.systems == SEEDA_SYSTEMS
+    assert len(seeda.system_set("base")) == 12 and "REF-M" in seeda.system_set("base")
+    assert not {"INPUT", "REF-F", "GPT-3.5"} & set(seeda.system_set("base"))
+    assert seeda.system_set("+fluency") == seeda.system_set("+REF-F_GPT-3.5")
+    assert len(seeda.system_set("+fluency")) == 14 and "INPUT" not in seeda.system_set("+fluency")
+    assert len(seeda.system_set("+input")) == 13 and len(seeda.system_set("all")) == 15
+    with pytest.raises(ValueError, match="unknown system set"):
+        seeda.system_set("everything")
+
+
+def test_seeda_human_scores_are_the_files(seeda):
+    assert seeda.human["ts_edit"]["BART"] == -0.231
+    assert seeda.human["ts_sent"]["REF-F"] == 0.992
+    assert seeda.human["ew_edit"]["TransGEC"] == 0.653
+    assert seeda.human["ew_sent"]["INPUT"] == 0.068
+
+
+@pytest.mark.parametrize("name,system_set,expected", [
+    ("edit", "base", 7708), ("edit", "+fluency", 12172), ("sent", "base", 9381), ("sent", "+fluency", 15289),
+    ("edit", "+input", 9640), ("sent", "+input", 11321), ("edit", "all", 14570), ("sent", "all", 17747),
+])
+def test_seeda_pair_counts(seeda, name, system_set, expected):
+    assert sum(1 for _ in human_pairs(seeda.judgments[name], seeda.system_set(system_set))) == expected
+
+
+def test_seeda_xml_ids_are_one_based(seeda, shared_data):
+    # Item 1 of judgments_edit.xml is src-id 12 = CoNLL line 11, the first subset sentence.
+    first = seeda.judgments["edit"][0]
+    assert first.sentence == 0 and first.ranks["T5"] == first.ranks["Riken-Tohoku"] == 1
+    assert len(seeda.judgments["edit"]) == len(seeda.judgments["sent"]) == 600
+    assert len({item.sentence for item in seeda.judgments["edit"]}) == 391
+    # Systems collapsed into one <translation> ("T5 Riken-Tohoku") have identical outputs at src-id - 1.
+    assert seeda.hypotheses["T5"][0] == seeda.hypotheses["Riken-Tohoku"][0]
+
+
+def test_official_references_match_gec_metrics_and_pt_m2(shared_data, gold):
+    ref0, ref1 = official_references(gold)
+    assert ref0 == read_lines(shared_data / "CoNLL-2014" / "derived" / "REF0.txt")
+    assert ref1 == read_lines(shared_data / "CoNLL-2014" / "derived" / "REF1.txt")
+    pt0, pt1 = official_references(gold, "official-pt-m2")
+    assert pt0 == read_lines(shared_data / "CoNLL-2014" / "PT-M2" / "data" / "reference" / "ref0")
+    assert pt1 == read_lines(shared_data / "CoNLL-2014" / "PT-M2" / "data" / "reference" / "ref1")
+
+
+def test_88_collapsed_sentences(gold, seeda, shared_data):
+    collapsed = collapsed_sentences(gold)
+    assert len(collapsed) == 88
+    subset = seeda_subset_indices(shared_data)
+    in_subset = [j for j, i in enumerate(subset) if i in set(collapsed)]
+    assert len(in_subset) == 22
+    # gec-metrics convention: REF1 is the source there, REF0 is not.
+    assert all(seeda.references[j][1] == seeda.sources[j] != seeda.references[j][0] for j in in_subset)
+    pt = load_seeda(shared_data, "official-pt-m2")
+    assert all(pt.references[j][1] == pt.references[j][0] for j in in_subset)
+    assert seeda.gold_m2 is not None and len(seeda.gold_m2) == 391
+
+
+def test_seeda_sn8_uses_annotator_b_only_for_expert_sets(shared_data, seeda):
+    e_min = load_seeda(shared_data, "e-minimal")
+    assert all(len(refs) == 1 for refs in e_min.references)
+    # Annotator A is REF-M itself, so it must not be a reference.
+    assert sum(refs[0] == h for refs, h in zip(e_min.references, seeda.hypotheses["REF-M"])) < 391
+    assert all(len(refs) == 2 for refs in load_seeda(shared_data, "ne-fluency").references)
+    assert e_min.gold_m2 is None
+
+
+def test_exclude_unchanged_counts_of_cleme2(shared_data):
+    full = 2 * 1312
+    for name, removed in (("e-minimal", 470), ("ne-minimal", 612)):
+        data = load_gjg15(shared_data, name, exclude_unchanged=True)
+        assert full - sum(len(r) for r in data.references) == removed
+    assert drop_unchanged(["a b"], [["a b", "a c"]]) == [["a c"]]
+    assert drop_unchanged(["a b"], [["a b", "a b"]]) == [["a b"]]
+
+
+def test_gjg15(shared_data):
+    data = load_gjg15(shared_data)
+    assert data.systems == GJG15_SYSTEMS and len(data.sources) == 1312
+    assert data.sources == [s.source for s in data.gold_m2]  # trailing spaces stripped
+    assert data.human["ew"]["AMU"] == 0.628 and data.human["ts"]["IPN"] == -0.358
+    items = data.judgments["gjg15"]
+    assert len(items) == 2319 and sum(1 for i in items if not i.ranks) == 13
+    # src-id is 0-based: the first item (src-id 135) collapses IITB INPUT IPN NTHU RAC SJTU UFC, whose outputs
+    # are identical at line 135.
+    assert items[0].sentence == 135
+    assert len({data.hypotheses[s][135] for s in ("IITB", "INPUT", "IPN", "NTHU", "RAC", "SJTU", "UFC")}) == 1
+    assert data.system_set("-input") == tuple(s for s in GJG15_SYSTEMS if s != "INPUT")
+
+
+def test_gjg15_human_scores_table3_and_nusnlp_files(shared_data):
+    data = load_gjg15(shared_data)
+    assert set(data.human) == {"ew", "ts", "ew_nusnlp", "ts_nusnlp"}
+    for name in ("ew", "ts"):
+        for system in GJG15_SYSTEMS:
+            assert data.human[name][system] == pytest.approx(data.human[f"{name}_nusnlp"][system], abs=0.0025)
+    assert data.human["ew_nusnlp"]["CUUI"] == 0.549 and data.human["ew"]["CUUI"] == 0.550
+
+
+def test_gmeg(shared_data):
+    data = load_gmeg(shared_data, "wiki")
+    assert data.systems[-2:] == ("ref0", "source") and len(data.sources) == 992
+    assert all(len(r) == 3 for r in data.references)
+    assert data.human["score"]["ref0"] == pytest.approx(82.00431000971824)
+    assert load_gmeg(shared_data, "fce").human["score"]["amu"] == pytest.approx(71.23, abs=0.01)
+    with pytest.raises(ValueError, match="yahoo"):
+        load_gmeg(shared_data, "yahoo")
+
+
+def test_missing_data_dir_is_a_clear_error(tmp_path):
+    with pytest.raises(FileNotFoundError, match="SEEDA"):
+        load_seeda(tmp_path)
+
+
+# ------------------------------------------------------------------------------------------------ aggregation
+
+
+def test_pairwise_outcomes_strict_comparison():
+    out = agg.pairwise_outcomes([[1.0, 0.5], [1.0, 0.7], [0.0, 0.7]])
+    assert out[0].tolist() == [[0, 0, 1], [0, 0, 1], [-1, -1, 0]]
+    assert out[1].tolist() == [[0, -1, -1], [1, 0, 0], [1, 0, 0]]
+
+
+def test_trueskill_has_no_global_side_effects():
+    import trueskill
+
+    before = trueskill.global_env()
+    settings = (before.mu, before.sigma, before.beta, before.tau, before.draw_probability)
+    scores = agg.trueskill_scores([[0.9, 0.8, 0.7], [0.5, 0.5, 0.9], [0.1, 0.5, 0.2]])
+    after = trueskill.global_env()
+    assert after is before and (after.mu, after.sigma, after.beta, after.tau, after.draw_probability) == settings
+    assert trueskill.Rating().mu == 25.0
+    assert scores[0] > scores[1] > scores[2]
+
+
+def test_trueskill_matches_a_hand_run_of_the_reference_procedure():
+    import itertools
+
+    import trueskill
+
+    scores = [[0.3, 0.9, 0.1, 0.5], [0.3, 0.2, 0.4, 0.5], [0.7, 0.2, 0.0, 0.6]]
+    env = trueskill.TrueSkill(mu=0.0, sigma=0.5, beta=0.25, tau=0.0, draw_probability=0.25)
+    players = [env.create_rating() for _ in scores]
+    for k in range(4):
+        for i, j in itertools.combinations(range(3), 2):
+            a, b = scores[i][k], scores[j][k]
+            ranks = (0, 1) if a > b else (1, 0) if a < b else (0, 0)
+            (players[i],), (players[j],) = env.rate([(players[i],), (players[j],)], ranks=ranks)
+    assert agg.trueskill_scores(scores) == [p.mu for p in players]
+    assert agg.trueskill_scores(scores)[0] != agg.trueskill_scores([scores[0][::-1], scores[1][::-1],
+                                                                    scores[2][::-1]])[0]  # order matters
+
+
+def test_expected_wins():
+    # A beats B on 2 of 3 decided sentences, A beats C always, B and C split.
+    scores = [[1, 1, 0, 1], [0, 0, 1, 1], [0, 1, 0, 0]]
+    a, b, c = agg.expected_wins(scores)
+    assert a == pytest.approx((2 / 3 + 1) / 2)
+    assert b == pytest.approx((1 / 3 + 2 / 3) / 2)  # B vs C: B wins sentences 2,3; C wins sentence 1
+    assert c == pytest.approx((0 + 1 / 3) / 2)
+    with pytest.raises(ValueError, match="'x' and 'y' tie on every sentence"):
+        agg.expected_wins([[1, 1], [1, 1]], ["x", "y"])
+
+
+def test_aggregate_rejects_bad_input():
+    with pytest.raises(ValueError, match="unknown aggregation"):
+        agg.aggregate_scores("median", [[1.0], [2.0]])
+    with pytest.raises(ValueError, match="one score per sentence"):
+        agg.trueskill_scores([[1.0, 2.0], [1.0]])
+    with pytest.raises(ValueError, match=r"scores\[1\]\[0\] is NaN"):
+        agg.pairwise_outcomes([[1.0], [math.nan]])
+
+
+# ------------------------------------------------------------------------------------------------ correlations
+
+
+def test_sentence_agreement_tie_rules():
+    items = [
+        RankingItem(0, "a", {"A": 1, "B": 2, "C": 2}),  # B-C tied for humans: skipped
+        RankingItem(1, "a", {"A": 2, "B": 1}),           # C absent: only A-B
+    ]
+    scores = {"A": [0.5, 0.4], "B": [0.2, 0.4], "C": [0.9, 0.0]}
+    # Sentence 0: A>B human +1, metric +1 agree; A>C human +1, metric -1 disagree.
+    # Sentence 1: B better (human -1); metric tie counts as "second better" (-1): agree.
+    result = sentence_agreement(items, scores, ["A", "B", "C"])
+    assert (result.agree, result.disagree, result.total) == (2, 1, 3)
+    assert result.accuracy == pytest.approx(2 / 3) and result.kendall == pytest.approx(1 / 3)
+    assert sentence_agreement(items, scores, ["A", "C"]).total == 1  # systems outside the set are skipped
+
+
+def test_window_correlations():
+    human = {"a": 4.0, "b": 3.0, "c": 2.0, "d": 1.0, "e": 0.0}
+    metric = {"a": 1.0, "b": 2.0, "c": 3.0, "d": 4.0, "e": 10.0}
+    windows = window_correlations(metric, human, list(human), 4)
+    assert [(w.start, w.end) for w in windows] == [(0, 3), (1, 4)]
+    assert windows[0].systems == ("a", "b", "c", "d") and windows[0].spearman == pytest.approx(-1.0)
+    with pytest.raises(ValueError, match="window"):
+        window_correlations(metric, human, list(human), 6)
+
+
+def test_constant_metric_gives_nan_not_an_exception():
+    corr = system_correlation([1.0, 1.0, 1.0], [0.1, 0.2, 0.3])
+    assert math.isnan(corr.pearson) and math.isnan(corr.spearman)
