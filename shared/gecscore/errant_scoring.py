@@ -1,0 +1,176 @@
+"""ERRANT-family scoring: (weighted) TP/FP/FN counts, F_β, best reference per sentence and per corpus.
+
+The per-sentence, per-reference `Counts` are the sufficient statistics of every metric of the family
+(ERRANT, PT-ERRANT, UOT-ERRANT): sentence scores, the corpus score and the choice of references all come
+from them. Conventions follow gec-metrics (`../shared/spec/reference-behaviour.md` §1, §2.3):
+
+* references are compared on the list `(F, TP, -FP, -FN)` (lexicographic, strict `<`: the first reference
+  wins ties);
+* a sentence keeps its best reference on its own counts; the corpus adds, sentence by sentence, the reference
+  whose counts maximise the running total plus that reference (ERRANT's greedy accumulation);
+* the zero-division rule differs per metric: `"errant"` gives P = 1 when FP == 0 (R = 1 when FN == 0),
+  `"denominator"` gives P = 1 when TP + FP == 0 (R = 1 when TP + FN == 0), as UOT-ERRANT does.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Iterable, Literal, NamedTuple, Sequence
+
+from gecscore.edits import Edit
+
+ZeroDivision = Literal["errant", "denominator"]
+ZERO_DIVISION_RULES: tuple[str, ...] = ("errant", "denominator")
+
+
+@dataclass(frozen=True)
+class Counts:
+    """True positives, false positives and false negatives (floats: they may be weighted or transported mass)."""
+
+    tp: float = 0.0
+    fp: float = 0.0
+    fn: float = 0.0
+
+    def __add__(self, other: Counts) -> Counts:
+        if not isinstance(other, Counts):
+            return NotImplemented
+        return Counts(self.tp + other.tp, self.fp + other.fp, self.fn + other.fn)
+
+
+class PRF(NamedTuple):
+    """Precision, recall and F_β."""
+
+    p: float
+    r: float
+    f: float
+
+
+def total(counts: Iterable[Counts]) -> Counts:
+    """Sum of counts in the given order (gec-metrics adds the per-type counts in insertion order)."""
+    out = Counts()
+    for c in counts:
+        out = out + c
+    return out
+
+
+@dataclass(frozen=True)
+class FScore:
+    """F_β with one zero-division rule; compares and aggregates `Counts` the way gec-metrics does."""
+
+    beta: float = 0.5
+    zero_division: ZeroDivision = "errant"
+
+    def __post_init__(self) -> None:
+        if self.zero_division not in ZERO_DIVISION_RULES:
+            raise ValueError(f"`zero_division` must be one of {ZERO_DIVISION_RULES}, got {self.zero_division!r}")
+        if not isinstance(self.beta, (int, float)) or isinstance(self.beta, bool) or not self.beta >= 0:
+            raise ValueError(f"`beta` must be a number >= 0, got {self.beta!r}")
+
+    def precision(self, c: Counts) -> float:
+        """TP / (TP + FP), with this rule's value 1.0 on zero division."""
+        if self.zero_division == "errant":
+            return 1.0 if c.fp == 0 else c.tp / (c.tp + c.fp)
+        denominator = c.tp + c.fp
+        return 1.0 if denominator == 0 else c.tp / denominator
+
+    def recall(self, c: Counts) -> float:
+        """TP / (TP + FN), with this rule's value 1.0 on zero division."""
+        if self.zero_division == "errant":
+            return 1.0 if c.fn == 0 else c.tp / (c.tp + c.fn)
+        denominator = c.tp + c.fn
+        return 1.0 if denominator == 0 else c.tp / denominator
+
+    def f_from(self, p: float, r: float) -> float:
+        """(1+β²)PR / (β²P + R); 0.0 when P + R == 0 (and 1.0 if only the denominator vanishes, as UOT-ERRANT)."""
+        if not p + r:
+            return 0.0
+        b2 = self.beta ** 2
+        denominator = b2 * p + r
+        if denominator == 0:
+            return 1.0
+        return float((1 + b2) * p * r) / denominator
+
+    def prf(self, c: Counts) -> PRF:
+        """Precision, recall and F_β of `c`."""
+        p, r = self.precision(c), self.recall(c)
+        return PRF(p, r, self.f_from(p, r))
+
+    def key(self, c: Counts) -> tuple[float, float, float, float]:
+        """Comparison key `(F, TP, -FP, -FN)`: a larger key is a better reference."""
+        return (self.prf(c).f, c.tp, -c.fp, -c.fn)
+
+    def best_reference(self, per_ref: Sequence[Counts], offset: Counts | None = None) -> int:
+        """Index of the best reference (strictly greater key replaces; the first wins ties).
+
+        With `offset` (a running corpus total) the references are compared on `offset + counts`.
+        """
+        if not per_ref:
+            raise ValueError("`per_ref` is empty; every sentence needs at least one reference")
+        best, best_key = 0, None
+        for i, counts in enumerate(per_ref):
+            key = self.key(counts if offset is None else offset + counts)
+            if best_key is None or best_key < key:
+                best, best_key = i, key
+        return best
+
+    def aggregate(self, per_sentence: Sequence[Sequence[Counts]]) -> Aggregate:
+        """Sentence-level best references and the greedy corpus-level choice and total."""
+        sentence_refs = [self.best_reference(refs) for refs in per_sentence]
+        corpus_refs = []
+        running = Counts()
+        for refs in per_sentence:
+            choice = self.best_reference(refs, offset=running)
+            corpus_refs.append(choice)
+            running = running + refs[choice]
+        return Aggregate(
+            sentence_refs=sentence_refs,
+            sentence_counts=[refs[i] for refs, i in zip(per_sentence, sentence_refs)],
+            corpus_refs=corpus_refs,
+            corpus=running,
+        )
+
+
+@dataclass(frozen=True)
+class Aggregate:
+    """Best references per sentence (sentence level), the greedy corpus choice and the corpus total."""
+
+    sentence_refs: list[int]
+    sentence_counts: list[Counts]
+    corpus_refs: list[int]
+    corpus: Counts
+
+
+# ---------------------------------------------------------------------------------------------------
+# Plain ERRANT edit matching
+
+
+def typed_edit_counts(hyp_edits: Sequence[Edit], ref_edits: Sequence[Edit]) -> dict[str, Counts]:
+    """ERRANT counts per error type: a hypothesis edit whose key is among the reference keys is a TP (else FP)
+    under its own type; a reference edit whose key no hypothesis edit has is a FN under the reference type.
+
+    Every occurrence counts (duplicated edits count twice); dict order = first appearance, hypothesis first.
+    """
+    ref_keys = {e.key for e in ref_edits}
+    hyp_keys = {e.key for e in hyp_edits}
+    by_type: dict[str, Counts] = {}
+    for e in hyp_edits:
+        hit = e.key in ref_keys
+        by_type[e.type] = by_type.get(e.type, Counts()) + Counts(tp=float(hit), fp=float(not hit))
+    for e in ref_edits:
+        if e.key not in hyp_keys:
+            by_type[e.type] = by_type.get(e.type, Counts()) + Counts(fn=1.0)
+    return by_type
+
+
+def edit_counts(hyp_edits: Sequence[Edit], ref_edits: Sequence[Edit]) -> Counts:
+    """ERRANT TP/FP/FN of one sentence against one reference (summed over error types)."""
+    return total(typed_edit_counts(hyp_edits, ref_edits).values())
+
+
+def errant_counts(hyp_edits: Sequence[Sequence[Edit]], ref_edits: Sequence[Sequence[Sequence[Edit]]]
+                  ) -> list[list[Counts]]:
+    """Per-sentence, per-reference ERRANT counts; `ref_edits[i][r]` are the edits of reference r of sentence i."""
+    if len(hyp_edits) != len(ref_edits):
+        raise ValueError(f"`hyp_edits` has {len(hyp_edits)} sentences but `ref_edits` has {len(ref_edits)}")
+    return [[edit_counts(hyp, ref) for ref in refs] for hyp, refs in zip(hyp_edits, ref_edits)]
+
