@@ -214,19 +214,33 @@ def test_tokenize_with_real_pipeline(nlp):
     assert tokenize(["I can't go, sorry."], nlp=nlp) == ["I ca n't go , sorry ."]
 
 
-@pytest.mark.real_model
-@pytest.mark.parametrize("target_file", SEEDA_TARGETS)
-def test_parity_with_errant_annotate(nlp, shared_data, target_file):
-    """Spans, strings and types equal `errant.annotate(parse(src), parse(trg))` on all 391 SEEDA sentences."""
+@pytest.fixture(scope="module")
+def errant_parse(nlp):
+    """ERRANT's own `annotator.parse`, one sentence at a time, memoised so shared sources are parsed once."""
     import errant
 
+    annotator = errant.load("en", nlp=nlp)
+    parses = {}
+
+    def parse(text):
+        if text not in parses:
+            parses[text] = annotator.parse(text)
+        return parses[text]
+
+    return annotator, parse
+
+
+@pytest.mark.real_model
+@pytest.mark.parametrize("target_file", SEEDA_TARGETS)
+def test_parity_with_errant_annotate(nlp, errant_parse, shared_data, target_file):
+    """Spans, strings and types equal `errant.annotate(parse(src), parse(trg))` on all 391 SEEDA sentences."""
     seeda = shared_data / "SEEDA"
     sources = read_lines(seeda / "outputs/subset/INPUT.txt")
     targets = read_lines(seeda / target_file)
     assert len(sources) == len(targets) == 391
-    annotator = errant.load("en", nlp=nlp)
+    annotator, parse = errant_parse
     expected = [
-        as_tuples(e for e in annotator.annotate(annotator.parse(s), annotator.parse(t)) if e.type not in ("noop", "UNK"))
+        as_tuples(e for e in annotator.annotate(parse(s), parse(t)) if e.type not in ("noop", "UNK"))
         for s, t in zip(sources, targets)
     ]
     ours = EditExtractor(nlp).extract(sources, targets)
