@@ -110,7 +110,8 @@ def main(argv: list[str] | None = None) -> int:
         "",
         *rows,
         "",
-        f"Edits identical to errant (spans, strings, types): **{identical}**. Cold-cache speed-up: **{speedup:.2f}×**.",
+        f"Edits identical to errant (spans, strings, types): **{identical}**. "
+        f"Cold-cache speed-up: **{speedup:.2f}×**.",
         "",
         "Where the gain comes from: each distinct sentence is parsed once (the parse-cache row isolates this), "
         "distinct sentences are tagged and parsed in `nlp.pipe` batches of 256, and a pair whose token lists are "

@@ -187,7 +187,8 @@ def test_targets_reproduce_derived_references(shared_data, k):
 @pytest.mark.parametrize("k", [0, 1])
 def test_errant_file_targets_reproduce_pt_m2_references(shared_data, k):
     errant_m2 = read_m2(shared_data / "CoNLL-2014/CLEME/demo/examples/conll14.errant")
-    refs = (shared_data / f"CoNLL-2014/PT-M2/data/reference/ref{k}").read_text(encoding="utf-8").rstrip("\n").split("\n")
+    ref_file = shared_data / f"CoNLL-2014/PT-M2/data/reference/ref{k}"
+    refs = ref_file.read_text(encoding="utf-8").rstrip("\n").split("\n")
     assert [m2_target(s, k) for s in errant_m2] == refs
 
 
