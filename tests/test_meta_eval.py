@@ -237,3 +237,158 @@ def test_window_correlations():
 def test_constant_metric_gives_nan_not_an_exception():
     corr = system_correlation([1.0, 1.0, 1.0], [0.1, 0.2, 0.3])
     assert math.isnan(corr.pearson) and math.isnan(corr.spearman)
+
+
+# ------------------------------------------------------------------------------------------------ runner, cache, CLI
+
+
+class _LengthMetric:
+    """A toy metric (hypothesis length change) that counts its calls."""
+
+    name = "test-length"
+    calls = 0
+
+    def settings(self):
+        return {"version": 1}
+
+    def score_system(self, sources, hypotheses, references, *, gold_m2=None, progress=False):
+        type(self).calls += 1
+        scores = [float(len(h.split()) - len(s.split())) + 0.001 * len(h) for s, h in zip(sources, hypotheses)]
+        return SystemScores(scores)
+
+
+@pytest.fixture
+def length_metric():
+    _LengthMetric.calls = 0
+    register_metric("test-length", _LengthMetric)
+    return _LengthMetric
+
+
+def test_data_select_reindexes_judgments(seeda):
+    part = seeda.select([5, 0, 7])
+    assert part.sources == [seeda.sources[i] for i in (5, 0, 7)]
+    assert {item.sentence for item in part.judgments["edit"]} <= {0, 1, 2}
+    assert len(part.judgments["edit"]) == sum(1 for it in seeda.judgments["edit"] if it.sentence in (5, 0, 7))
+    assert part.gold_m2[0] is seeda.gold_m2[5]
+    with pytest.raises(ValueError, match="distinct"):
+        seeda.select([1, 1])
+
+
+def test_cli_second_aggregation_does_not_call_the_metric(shared_data, tmp_path, length_metric, capsys):
+    from gecscore.cli import main
+
+    common = ["meta-eval", "--metric", "test-length", "--dataset", "seeda", "--data", str(shared_data),
+              "--cache-dir", str(tmp_path / "cache"), "--no-progress"]
+    assert main(common + ["--aggregation", "default", "--out", str(tmp_path / "a.json")]) == 0
+    assert length_metric.calls == 12  # one call per Base system
+    assert main(common + ["--aggregation", "expected_wins", "--out", str(tmp_path / "b.json")]) == 0
+    assert length_metric.calls == 12
+    a, b = (json.loads((tmp_path / f"{x}.json").read_text()) for x in "ab")
+    assert a["aggregation"] == "default" and b["aggregation"] == "expected_wins"
+    assert a["sentence"] == b["sentence"] and a["sentence"]["edit"]["total"] == 7708
+    assert set(a["system"]) == {"ew_edit", "ew_sent", "ts_edit", "ts_sent"}
+    assert len(b["windows"]["ts_edit"]) == 12 - 4 + 1 and a["metric_scores"] != b["metric_scores"]
+    assert b["signature"].startswith("test-length|gecscore:")
+    out = capsys.readouterr().out
+    assert "ts_edit" in out and "Pearson" in out
+    # Another system set needs only the two new systems.
+    assert main(common + ["--system-set", "+fluency"]) == 0
+    assert length_metric.calls == 14
+
+
+def test_cli_errors(shared_data, tmp_path, length_metric, capsys):
+    from gecscore.cli import main
+
+    base = ["meta-eval", "--dataset", "seeda", "--data", str(shared_data), "--no-cache"]
+    assert main(base + ["--metric", "no-such-metric"]) == 2
+    assert "unknown metric 'no-such-metric'" in capsys.readouterr().err
+    assert main(base + ["--metric", "m2", "-o", "gamma=1"]) == 2
+    assert "unknown option(s) ['gamma']" in capsys.readouterr().err
+    assert main(base + ["--metric", "test-length", "--references", "bn-10gec"]) == 2
+    assert "unknown reference set 'bn-10gec'" in capsys.readouterr().err
+    assert main(["meta-eval", "--metric", "test-length", "--dataset", "seeda", "--data", str(tmp_path)]) == 2
+
+
+def test_plots_are_png_files(tmp_path):
+    from gecscore.meta_eval.plots import scatter_plot, window_plot
+
+    human = {"a": 3.0, "b": 2.0, "c": 1.0, "d": 0.0}
+    metric = {"a": 0.3, "b": 0.1, "c": 0.2, "d": 0.0}
+    scatter = scatter_plot(tmp_path / "s.png", metric, human, list(human), title="t")
+    windows = window_plot(tmp_path / "w.png", window_correlations(metric, human, list(human), 3))
+    for path in (scatter, windows):
+        assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_m2_slice_quick(shared_data):
+    """M² and SentM² through the runner on 30 GJG15 sentences (seconds)."""
+    from gecscore.meta_eval import get_metric, meta_evaluate
+
+    pytest.importorskip("gecscore.m2")
+    data = load_gjg15(shared_data).select(range(30))
+    m2 = meta_evaluate(get_metric("m2"), data, system_set="all", aggregation="default")
+    sent = meta_evaluate(get_metric("sentm2"), data, system_set="all", aggregation="default")
+    assert m2.metric_scores["INPUT"] == 0.0 and 0.0 < m2.metric_scores["AMU"] < 1.0
+    assert sent.sentence["gjg15"].total == sum(1 for _ in human_pairs(data.judgments["gjg15"], data.systems))
+    assert -1.0 <= m2.system["ew"].pearson <= 1.0
+
+
+# ------------------------------------------------------------------------------------------------ published anchors
+
+
+@pytest.fixture(scope="module")
+def anchor_cache(tmp_path_factory):
+    from gecscore.meta_eval import ScoreCache
+
+    return ScoreCache(tmp_path_factory.mktemp("meta-eval-cache"))
+
+
+@pytest.mark.slow
+def test_errant_seeda_e_base_official_trueskill_uot_errant_table1(shared_data, anchor_cache):
+    """UOT-ERRANT paper Table 1, ERRANT row, Official: r .881, rho .895 (plus the gec-metrics-paper anchors)."""
+    pytest.importorskip("gecscore.errant_scoring")
+    from gecscore.meta_eval import get_metric, meta_evaluate
+
+    data = load_seeda(shared_data)
+    errant = get_metric("errant")
+    ts = meta_evaluate(errant, data, system_set="base", aggregation="trueskill", cache=anchor_cache)
+    assert round(ts.system["ts_edit"].pearson, 3) == 0.881
+    assert round(ts.system["ts_edit"].spearman, 3) == 0.895
+    assert round(ts.system["ts_sent"].spearman, 3) == 0.706  # "Rethinking…": ERRANT SEEDA-S Base, TrueSkill
+    default = meta_evaluate(errant, data, system_set="base", aggregation="default", cache=anchor_cache)
+    assert round(default.system["ts_sent"].spearman, 3) == 0.343  # … and default aggregation
+    assert (round(default.sentence["sent"].accuracy, 3), round(default.sentence["sent"].kendall, 3)) == (0.594, 0.189)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("metric,expected", [
+    ("m2", {"ew_nusnlp": (0.623, 0.687), "ts_nusnlp": (0.672, 0.720)}),
+    ("sentm2", {"ew_nusnlp": (0.871, 0.731), "ts_nusnlp": (0.864, 0.758)}),
+])
+def test_m2_gjg15_pt_m2_table5(shared_data, anchor_cache, metric, expected):
+    """PT-M2 paper Table 5 (also CLEME2.0 Table 1, CoNLL-2014 column): official M2, 13 systems, the human
+    scores of Chollampatt & Ng (2018)."""
+    pytest.importorskip("gecscore.m2")
+    from gecscore.meta_eval import get_metric, meta_evaluate
+
+    result = meta_evaluate(get_metric(metric), load_gjg15(shared_data), system_set="all", aggregation="default",
+                           cache=anchor_cache)
+    for name, (r, rho) in expected.items():
+        assert (round(result.system[name].pearson, 3), round(result.system[name].spearman, 3)) == (r, rho)
+    if metric == "m2":  # the official CoNLL-2014 F0.5 of each team
+        assert round(result.metric_scores["AMU"], 4) == 0.3501 and round(result.metric_scores["CAMB"], 4) == 0.3733
+
+
+def test_errant_adapter_sentence_and_corpus_rules(nlp):
+    """Per sentence: best reference, ERRANT zero-division rules; corpus: greedy counts vs sentence mean."""
+    pytest.importorskip("gecscore.errant_scoring")
+    from gecscore.meta_eval import get_metric
+
+    sources = ["He go to school .", "This is fine .", "She like apple ."]
+    hypotheses = ["He goes to school .", "This is fine .", "She like apple ."]
+    references = [["He went to school .", "He goes to school ."], ["This is fine ."], ["She likes apples ."]]
+    errant = get_metric("errant").score_system(sources, hypotheses, references)
+    sent = get_metric("senterrant").score_system(sources, hypotheses, references)
+    assert errant.sentence == sent.sentence == [1.0, 1.0, 0.0]  # 2nd reference wins; nothing to do, nothing done
+    assert sent.corpus == pytest.approx(2 / 3)
+    assert errant.corpus == pytest.approx(1.25 * 1.0 * (1 / 3) / (0.25 * 1.0 + 1 / 3))  # TP 1, FP 0, FN 2

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
 from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 from tqdm.auto import tqdm
@@ -33,6 +35,36 @@ def _m2_from_references(sources: Sequence[str], references: Sequence[Sequence[st
     return out
 
 
+# M² and SentM² need the same per-sentence counts: keep the last few systems' counts in-process.
+_M2_COUNTS: dict[str, list] = {}
+_M2_COUNTS_SIZE = 32
+
+
+def _m2_counts(sources: Sequence[str], hypotheses: Sequence[str], gold: Sequence[M2Sentence],
+               max_unchanged_words: int, progress: bool) -> list:
+    """Per sentence, M² counts against each annotator of `gold`."""
+    from ..m2 import extract_edits, gold_edits
+    from ..m2io import format_m2
+
+    key = hashlib.sha256(json.dumps(
+        [list(sources), list(hypotheses), format_m2(gold), max_unchanged_words], ensure_ascii=False
+    ).encode("utf-8")).hexdigest()
+    if key in _M2_COUNTS:
+        return _M2_COUNTS[key]
+    counts = []
+    rows = tqdm(zip(sources, hypotheses, gold), total=len(gold), desc="M2", disable=not progress, leave=False)
+    for i, (source, hypothesis, block) in enumerate(rows):
+        if block.source.split() != source.split():
+            raise ValueError(f"gold_m2[{i}] is for another source sentence: {block.source[:60]!r}")
+        per_annotator = extract_edits(source.split(), hypothesis.split(), gold_edits(block),
+                                      max_unchanged_words=max_unchanged_words)
+        counts.append([a.counts() for a in per_annotator])
+    if len(_M2_COUNTS) >= _M2_COUNTS_SIZE:
+        _M2_COUNTS.pop(next(iter(_M2_COUNTS)))
+    _M2_COUNTS[key] = counts
+    return counts
+
+
 class M2Baseline:
     """M² (MaxMatch, official scorer 3.2) and SentM² (mean of sentence F_β) over a gold M2.
 
@@ -56,23 +88,70 @@ class M2Baseline:
     def score_system(self, sources: Sequence[str], hypotheses: Sequence[str], references: Sequence[Sequence[str]],
                      *, gold_m2: Sequence[M2Sentence] | None = None, progress: bool = False) -> SystemScores:
         """M² counts per sentence and annotator, then corpus and sentence F_β."""
-        from ..m2 import corpus_m2, extract_edits, gold_edits, sentence_m2
+        from ..m2 import corpus_m2, sentence_m2
 
         gold = list(gold_m2) if gold_m2 is not None else _m2_from_references(sources, references, progress)
         if len(gold) != len(sources):
             raise ValueError(f"gold_m2 has {len(gold)} sentences but there are {len(sources)} sources")
-        counts = []
-        rows = zip(sources, hypotheses, gold)
-        for i, (source, hypothesis, block) in enumerate(tqdm(rows, total=len(gold), desc="M2", disable=not progress,
-                                                             leave=False)):
-            if block.source.split() != source.split():
-                raise ValueError(f"gold_m2[{i}] is for another source sentence: {block.source[:60]!r}")
-            per_annotator = extract_edits(source.split(), hypothesis.split(), gold_edits(block),
-                                          max_unchanged_words=self.max_unchanged_words)
-            counts.append([a.counts() for a in per_annotator])
+        counts = _m2_counts(sources, hypotheses, gold, self.max_unchanged_words, progress)
         sentence = sentence_m2(counts, self.beta)
         corpus = sentence.f if self.sentence_average else corpus_m2(counts, self.beta).f
         return SystemScores([s.f for s in sentence.sentence_scores], corpus)
+
+
+def spacy_model_id(name: str | None = None) -> str:
+    """`package-version` of the spaCy pipeline `load_spacy(name)` would load (found without loading it)."""
+    from importlib import metadata, util
+
+    from ..edits import SPACY_MODELS
+
+    for candidate in (name,) if name else SPACY_MODELS:
+        if util.find_spec(candidate) is not None:
+            try:
+                return f"{candidate}-{metadata.version(candidate.replace('_', '-'))}"
+            except metadata.PackageNotFoundError:
+                return candidate
+    return name or "none"
+
+
+class ErrantBaseline:
+    """ERRANT and SentERRANT as gec-metrics computes them (spec §1).
+
+    Edits from `gecscore.edits` (ERRANT 3.0.2, cached in-process), counts and best references from
+    `gecscore.errant_scoring`: the sentence score is F_β with the sentence's best reference; the corpus score
+    is F_β of ERRANT's greedy corpus accumulation (ERRANT) or the mean sentence F_β (SentERRANT).
+    """
+
+    def __init__(self, *, sentence_average: bool = False, beta: float = 0.5, spacy_model: str | None = None) -> None:
+        from ..errant_scoring import FScore
+
+        self.name = "senterrant" if sentence_average else "errant"
+        self.sentence_average = sentence_average
+        self.fscore = FScore(beta=float(beta), zero_division="errant")
+        self.spacy_model = spacy_model
+
+    def settings(self) -> dict[str, Any]:
+        """Options that change scores (the spaCy pipeline changes edits and types)."""
+        return {"beta": self.fscore.beta, "spacy_model": spacy_model_id(self.spacy_model)}
+
+    def score_system(self, sources: Sequence[str], hypotheses: Sequence[str], references: Sequence[Sequence[str]],
+                     *, gold_m2: Sequence[M2Sentence] | None = None, progress: bool = False) -> SystemScores:
+        """ERRANT counts of every sentence against every reference, then sentence and corpus F_β."""
+        from ..edits import get_extractor, load_spacy
+        from ..errant_scoring import errant_counts
+
+        extractor = get_extractor(load_spacy(self.spacy_model) if self.spacy_model else None)
+        hyp_edits = extractor.extract(sources, hypotheses, progress=progress)
+        pair_sources = [s for s, refs in zip(sources, references) for _ in refs]
+        flat = extractor.extract(pair_sources, [r for refs in references for r in refs], progress=progress)
+        ref_edits, k = [], 0
+        for refs in references:
+            ref_edits.append(flat[k:k + len(refs)])
+            k += len(refs)
+        result = self.fscore.aggregate(errant_counts(hyp_edits, ref_edits))
+        sentence = [self.fscore.prf(c).f for c in result.sentence_counts]
+        corpus = sum(sentence) / len(sentence) if self.sentence_average else self.fscore.prf(result.corpus).f
+        return SystemScores(sentence, corpus)
 
 
 def _factory(cls: Callable[..., SentenceMetric], name: str, allowed: Sequence[str],
@@ -84,6 +163,8 @@ def _factory(cls: Callable[..., SentenceMetric], name: str, allowed: Sequence[st
 
 
 BUILTIN: dict[str, Callable[..., SentenceMetric]] = {
+    "errant": _factory(ErrantBaseline, "errant", ("beta", "spacy_model"), sentence_average=False),
+    "senterrant": _factory(ErrantBaseline, "senterrant", ("beta", "spacy_model"), sentence_average=True),
     "m2": _factory(M2Baseline, "m2", ("beta", "max_unchanged_words"), sentence_average=False),
     "sentm2": _factory(M2Baseline, "sentm2", ("beta", "max_unchanged_words"), sentence_average=True),
 }

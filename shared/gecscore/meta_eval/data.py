@@ -105,6 +105,24 @@ class MetaEvalData:
     judgments: dict[str, list[RankingItem]] = field(default_factory=dict)
     gold_m2: list[M2Sentence] | None = None
 
+    def select(self, sentences: Sequence[int]) -> MetaEvalData:
+        """The same data on a subset of sentences (in the given order); rankings of other sentences are dropped."""
+        sentences = list(sentences)
+        position = {old: new for new, old in enumerate(sentences)}
+        if len(position) != len(sentences) or not all(0 <= i < len(self.sources) for i in sentences):
+            raise ValueError(f"sentences must be distinct indices below {len(self.sources)}")
+        judgments = {
+            name: [RankingItem(position[it.sentence], it.annotator, it.ranks) for it in items if it.sentence in position]
+            for name, items in self.judgments.items()
+        }
+        return MetaEvalData(
+            dataset=self.dataset, reference_set=self.reference_set, systems=self.systems,
+            system_sets=self.system_sets, sources=[self.sources[i] for i in sentences],
+            hypotheses={s: [h[i] for i in sentences] for s, h in self.hypotheses.items()},
+            references=[self.references[i] for i in sentences], human=self.human, judgments=judgments,
+            gold_m2=[self.gold_m2[i] for i in sentences] if self.gold_m2 is not None else None,
+        )
+
     def system_set(self, name: str) -> tuple[str, ...]:
         """Systems of the named set, in rating order."""
         name = SYSTEM_SET_ALIASES.get(name, name)
