@@ -1,0 +1,332 @@
+"""CLEME scoring over labelled chunks: per-sentence sufficient statistics, CLEME v1 (length-weighted P/R/F) and
+CLEME2.0 (hit / wrong / under / over-correction, HEUO).
+
+Conventions of the reference code (`../shared/spec/reference-behaviour.md` §4.3–4.5):
+
+* the statistics of a sentence are, for every reference, the (weighted) sums TP, FP, FP_ne, FP_un, FN, TN of its
+  hypothesis chunks, summed in chunk order; a TN chunk weighs 1;
+* corpus level: references are chosen sentence by sentence, greedily, by the key
+  `[score(total + this), tp, -fp, -fn, tn]` (strictly greater replaces: the first reference wins ties);
+* sentence level: best reference per sentence, then the mean of the per-sentence scores;
+* CLEME v1: P, R, F (and accuracy) rounded to 4 decimals — the rounded F is what the comparisons see;
+  sentence-level keys `[F, P, R, Acc]` (2025 code) or `[F, P, R, -Acc]` with the mean rounded (2023 release);
+* HEUO: `hit = tp/ne`, `err = fp_ne/ne`, `und = fn/ne` with `ne = tp + fp_ne + fn`, `ove = fp_un/(tp + fp)`
+  (0 when a denominator is 0), `com = α·(hit, 1-err, 1-und, 1-ove)`; sentence key `[com, hit, -err, -und, -ove]`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Callable, Literal, Sequence
+
+import numpy as np
+
+from gecscore.chunks import FN, FP_NE, FP_UN, TN, TP, Chunk
+
+Level = Literal["corpus", "sentence"]
+LEVELS: tuple[str, ...] = ("corpus", "sentence")
+Release = Literal["2023", "2025"]
+RELEASES: tuple[str, ...] = ("2023", "2025")
+ALPHA_CORPUS = (0.45, 0.35, 0.15, 0.05)
+ALPHA_SENTENCE = (0.35, 0.25, 0.20, 0.20)
+
+
+@dataclass(frozen=True)
+class ChunkCounts:
+    """(Weighted) chunk counts of one sentence against one reference, or a sum of them."""
+
+    tp: float = 0.0
+    fp: float = 0.0
+    fp_ne: float = 0.0
+    fp_un: float = 0.0
+    fn: float = 0.0
+    tn: float = 0.0
+
+    def __add__(self, other: ChunkCounts) -> ChunkCounts:
+        if not isinstance(other, ChunkCounts):
+            return NotImplemented
+        return ChunkCounts(self.tp + other.tp, self.fp + other.fp, self.fp_ne + other.fp_ne,
+                           self.fp_un + other.fp_un, self.fn + other.fn, self.tn + other.tn)
+
+    def as_dict(self) -> dict[str, float]:
+        """The six counts by name."""
+        return asdict(self)
+
+
+def count_chunks(labels: Sequence[str], weights: Sequence[float] | None = None) -> ChunkCounts:
+    """Sum chunk weights (1 each when `weights` is None) per label, in chunk order; FP = FP_ne + FP_un chunks."""
+    sums = {TP: 0.0, "FP": 0.0, FP_NE: 0.0, FP_UN: 0.0, FN: 0.0, TN: 0.0}
+    for i, label in enumerate(labels):
+        w = 1.0 if weights is None else weights[i]
+        sums[label] += w
+        if label in (FP_NE, FP_UN):
+            sums["FP"] += w
+    return ChunkCounts(sums[TP], sums["FP"], sums[FP_NE], sums[FP_UN], sums[FN], sums[TN])
+
+
+@dataclass(frozen=True)
+class SentenceStats:
+    """Per-reference weighted and unweighted counts of one sentence (the sufficient statistics)."""
+
+    weighted: tuple[ChunkCounts, ...]
+    unweighted: tuple[ChunkCounts, ...]
+
+
+def sentence_stats(labels: Sequence[Sequence[str]], weights: Sequence[Sequence[float]] | None) -> SentenceStats:
+    """Statistics from the labels (and chunk weights) of each reference; `weights=None` means unit weights."""
+    unweighted = tuple(count_chunks(ls) for ls in labels)
+    if weights is None:
+        return SentenceStats(unweighted, unweighted)
+    if len(weights) != len(labels):
+        raise ValueError(f"{len(labels)} references but {len(weights)} weight lists")
+    return SentenceStats(tuple(count_chunks(ls, ws) for ls, ws in zip(labels, weights)), unweighted)
+
+
+# ---------------------------------------------------------------------------------------------------
+# Length weighting (CLEME v1)
+
+
+@dataclass(frozen=True)
+class Sigmoid:
+    """`α / (1 + (α-1)·exp(bias - ℓ))` (or `exp(ℓ - bias)` reversed, for FP), clipped to [min_value, max_value]."""
+
+    alpha: float
+    min_value: float
+    max_value: float
+
+    def __call__(self, length: int, bias: float, reverse: bool) -> float:
+        a = self.alpha
+        if reverse:
+            weight = a * (1 / (1 + (a - 1) * np.exp(length - bias)))
+        else:
+            weight = a * (1 / (1 + (a - 1) * np.exp(-length + bias)))
+        return float(np.clip(weight, self.min_value, self.max_value))
+
+
+@dataclass(frozen=True)
+class LengthWeights:
+    """The three sigmoids of CLEME's length weighting (TN chunks weigh 1)."""
+
+    tp: Sigmoid
+    fp: Sigmoid
+    fn: Sigmoid
+
+
+LENGTH_CORPUS = LengthWeights(Sigmoid(2.0, 0.75, 1.25), Sigmoid(2.0, 0.75, 1.25), Sigmoid(2.0, 0.75, 1.25))
+LENGTH_SENTENCE_DEPENDENT = LengthWeights(Sigmoid(10.0, 1.0, 10.0), Sigmoid(10.0, 0.25, 1.0), Sigmoid(10.0, 1.0, 1.0))
+LENGTH_SENTENCE_INDEPENDENT = LengthWeights(Sigmoid(10.0, 2.5, 10.0), Sigmoid(10.0, 0.25, 1.0),
+                                            Sigmoid(10.0, 1.0, 1.0))
+
+
+def length_config(level: Level, assumption: str, release: Release = "2023") -> LengthWeights:
+    """The published configuration; the 2025 code ignores its sentence-level weights and uses the corpus ones."""
+    if level == "corpus" or release == "2025":
+        return LENGTH_CORPUS
+    return LENGTH_SENTENCE_DEPENDENT if assumption == "dependent" else LENGTH_SENTENCE_INDEPENDENT
+
+
+def chunk_length(chunk: Chunk) -> int:
+    """`max(len(source tokens), len(target tokens))`."""
+    return max(len(chunk.src), len(chunk.tgt))
+
+
+def length_bias(chunked: Sequence[Sequence[Sequence[Chunk]]]) -> float:
+    """Mean length of the marked reference chunks of the whole corpus (0.0 if no reference edits anything)."""
+    lengths = [chunk_length(c) for chunks in chunked for ref in chunks[1:] for c in ref if c.marked]
+    return float(np.average(lengths)) if lengths else 0.0
+
+
+def length_weights(hyp: Sequence[Chunk], labels: Sequence[str], config: LengthWeights, bias: float) -> list[float]:
+    """Weight of each hypothesis chunk from its length and label (the FN weight, too, uses the hypothesis chunk)."""
+    out = []
+    for chunk, label in zip(hyp, labels, strict=True):
+        n = chunk_length(chunk)
+        if label == TP:
+            out.append(config.tp(n, bias, reverse=False))
+        elif label in (FP_NE, FP_UN):
+            out.append(config.fp(n, bias, reverse=True))
+        elif label == FN:
+            out.append(config.fn(n, bias, reverse=False))
+        else:
+            out.append(1.0)
+    return out
+
+
+# ---------------------------------------------------------------------------------------------------
+# Aggregation
+
+
+@dataclass(frozen=True)
+class LevelResult:
+    """A corpus- or sentence-level result: the score, its indicators, the chosen references and their counts."""
+
+    score: float
+    values: dict[str, float]
+    chosen: list[int]
+    total: ChunkCounts
+    per_sentence: list[dict[str, float]] = field(repr=False)
+
+
+Key = Callable[[ChunkCounts, ChunkCounts], tuple]
+
+
+def greedy_choice(per_sentence: Sequence[Sequence[ChunkCounts]], key: Key) -> tuple[list[int], ChunkCounts]:
+    """Pick references sentence by sentence, maximising `key(running total, candidate)`; first wins ties."""
+    total = ChunkCounts()
+    chosen = []
+    for i, refs in enumerate(per_sentence):
+        if not refs:
+            raise ValueError(f"sentence {i} has no reference")
+        best, best_key = 0, None
+        for r, counts in enumerate(refs):
+            k = key(total, counts)
+            if best_key is None or k > best_key:
+                best, best_key = r, k
+        chosen.append(best)
+        total = total + refs[best]
+    return chosen, total
+
+
+def best_per_sentence(per_sentence: Sequence[Sequence[ChunkCounts]],
+                      key: Callable[[ChunkCounts], tuple]) -> list[int]:
+    """Index of the best reference of each sentence under `key`; first wins ties."""
+    chosen = []
+    for i, refs in enumerate(per_sentence):
+        if not refs:
+            raise ValueError(f"sentence {i} has no reference")
+        best, best_key = 0, None
+        for r, counts in enumerate(refs):
+            k = key(counts)
+            if best_key is None or k > best_key:
+                best, best_key = r, k
+        chosen.append(best)
+    return chosen
+
+
+def _sum(counts: Sequence[ChunkCounts]) -> ChunkCounts:
+    total = ChunkCounts()
+    for c in counts:
+        total = total + c
+    return total
+
+
+# ---------------------------------------------------------------------------------------------------
+# CLEME2.0: HEUO
+
+
+def check_alpha(alpha: Sequence[float]) -> tuple[float, float, float, float]:
+    """Four trade-off factors in [0, 1] that sum to 1 (±1e-5), as (hit, err, und, ove)."""
+    try:
+        values = tuple(float(a) for a in alpha)
+    except (TypeError, ValueError):
+        raise TypeError(f"`alpha` must be four numbers (hit, err, und, ove), got {alpha!r}") from None
+    if len(values) != 4:
+        raise ValueError(f"`alpha` must have four factors (hit, err, und, ove), got {len(values)}")
+    for name, a in zip(("hit", "err", "und", "ove"), values):
+        if not 0.0 <= a <= 1.0:
+            raise ValueError(f"`alpha` factor {name} must be in [0, 1], got {a}")
+    if abs(sum(values) - 1.0) > 1e-5:
+        raise ValueError(f"`alpha` factors must sum to 1, got {values} (sum {sum(values)})")
+    return values  # type: ignore[return-value]
+
+
+@dataclass(frozen=True)
+class HEUO:
+    """CLEME2.0's hit / err / und / ove indicators and their weighted combination `com`."""
+
+    alpha: tuple[float, float, float, float] = ALPHA_CORPUS
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "alpha", check_alpha(self.alpha))
+
+    def indicators(self, c: ChunkCounts) -> dict[str, float]:
+        """`hit`, `err`, `und`, `ove` and `com` of counts `c` (fp taken as fp_ne + fp_un, as the reference)."""
+        ne = c.tp + c.fp_ne + c.fn
+        fp = c.fp_ne + c.fp_un
+        hit = float(c.tp) / ne if ne else 0.0
+        err = float(c.fp_ne) / ne if ne else 0.0
+        und = float(c.fn) / ne if ne else 0.0
+        ove = float(c.fp_un) / (c.tp + fp) if (c.tp + fp) else 0.0
+        a_hit, a_err, a_und, a_ove = self.alpha
+        com = a_hit * hit + a_err * (1 - err) + a_und * (1 - und) + a_ove * (1 - ove)
+        return {"com": com, "hit": hit, "err": err, "und": und, "ove": ove}
+
+    def corpus(self, per_sentence: Sequence[Sequence[ChunkCounts]]) -> LevelResult:
+        """Greedy corpus choice on `[com(total + this), tp, -fp, -fn, tn]`; indicators of the total."""
+        def key(total: ChunkCounts, c: ChunkCounts) -> tuple:
+            return (self.indicators(total + c)["com"], c.tp, -c.fp, -c.fn, c.tn)
+
+        chosen, total = greedy_choice(per_sentence, key)
+        values = self.indicators(total)
+        per = [self.indicators(refs[r]) for refs, r in zip(per_sentence, chosen)]
+        return LevelResult(values["com"], values, chosen, total, per)
+
+    def sentence(self, per_sentence: Sequence[Sequence[ChunkCounts]]) -> LevelResult:
+        """Best reference per sentence on `[com, hit, -err, -und, -ove]`; means of the indicators."""
+        def key(c: ChunkCounts) -> tuple:
+            v = self.indicators(c)
+            return (v["com"], v["hit"], -v["err"], -v["und"], -v["ove"])
+
+        chosen = best_per_sentence(per_sentence, key)
+        per = [self.indicators(refs[r]) for refs, r in zip(per_sentence, chosen)]
+        values = {name: float(np.mean([v[name] for v in per])) for name in ("com", "hit", "err", "und", "ove")}
+        total = _sum([refs[r] for refs, r in zip(per_sentence, chosen)])
+        return LevelResult(values["com"], values, chosen, total, per)
+
+
+# ---------------------------------------------------------------------------------------------------
+# CLEME v1: P / R / F
+
+
+@dataclass(frozen=True)
+class PRF:
+    """CLEME v1's precision, recall, F_β and accuracy (each rounded to 4 decimals, as the reference)."""
+
+    beta: float = 0.5
+    release: Release = "2023"
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.beta, (int, float)) or isinstance(self.beta, bool) or not self.beta > 0:
+            raise ValueError(f"`beta` must be a number > 0, got {self.beta!r}")
+        if self.release not in RELEASES:
+            raise ValueError(f"`release` must be one of {RELEASES}, got {self.release!r}")
+
+    def indicators(self, c: ChunkCounts) -> dict[str, float]:
+        """`f`, `p`, `r`, `acc` of counts `c` (P = 1 if tp + fp == 0, R = 1 if tp + fn == 0, F = 0 if P + R == 0)."""
+        tp, fp, fn, tn = c.tp, c.fp, c.fn, c.tn
+        p = float(tp) / (tp + fp) if (tp + fp) else 1.0
+        r = float(tp) / (tp + fn) if (tp + fn) else 1.0
+        b2 = self.beta ** 2
+        f = float((1 + b2) * p * r) / ((b2 * p) + r) if (p + r) else 0.0
+        n = tp + fp + fn + tn
+        acc = float(tp + tn) / n if n else 0.0
+        return {"f": round(f, 4), "p": round(p, 4), "r": round(r, 4), "acc": round(acc, 4)}
+
+    def corpus(self, per_sentence: Sequence[Sequence[ChunkCounts]]) -> LevelResult:
+        """Greedy corpus choice on `[F(total + this), tp, -fp, -fn, tn]`; indicators of the total."""
+        def key(total: ChunkCounts, c: ChunkCounts) -> tuple:
+            return (self.indicators(total + c)["f"], c.tp, -c.fp, -c.fn, c.tn)
+
+        chosen, total = greedy_choice(per_sentence, key)
+        values = self.indicators(total)
+        per = [self.indicators(refs[r]) for refs, r in zip(per_sentence, chosen)]
+        return LevelResult(values["f"], values, chosen, total, per)
+
+    def sentence(self, per_sentence: Sequence[Sequence[ChunkCounts]]) -> LevelResult:
+        """Best reference per sentence on `[F, P, R, Acc]` (2025) or `[F, P, R, -Acc]` (2023); mean F.
+
+        The 2023 release rounds the means to 4 decimals, the 2025 code does not.
+        """
+        sign = -1.0 if self.release == "2023" else 1.0
+
+        def key(c: ChunkCounts) -> tuple:
+            v = self.indicators(c)
+            return (v["f"], v["p"], v["r"], sign * v["acc"])
+
+        chosen = best_per_sentence(per_sentence, key)
+        per = [self.indicators(refs[r]) for refs, r in zip(per_sentence, chosen)]
+        values = {name: float(np.mean([v[name] for v in per])) for name in ("f", "p", "r", "acc")}
+        if self.release == "2023":
+            values = {name: round(v, 4) for name, v in values.items()}
+        total = _sum([refs[r] for refs, r in zip(per_sentence, chosen)])
+        return LevelResult(values["f"], values, chosen, total, per)
