@@ -50,11 +50,15 @@ class Target:
 
 @dataclass(frozen=True)
 class Sample:
-    """A source sentence with its hypothesis and (non-empty) references, ready to be chunked."""
+    """A source sentence with its hypothesis and references, ready to be chunked.
+
+    `reference_ids` are the positions of the kept references among those given (empty ones are dropped).
+    """
 
     source: str
     hypothesis: Target
     references: tuple[Target, ...]
+    reference_ids: tuple[int, ...]
 
 
 @dataclass(frozen=True)
@@ -215,10 +219,10 @@ def label_chunks(chunks: Sequence[Sequence[Chunk]], assumption: Assumption) -> l
 # Inputs
 
 
-def _keep_references(refs: list[Target]) -> tuple[Target, ...]:
-    """Drop empty references, keeping the first one if all are empty (CLEME)."""
-    kept = [r for r in refs if r.text]
-    return tuple(kept or refs[:1])
+def _sample(source: str, hypothesis: Target, refs: list[Target]) -> Sample:
+    """A sample without its empty references (the first one is kept if all are empty, as CLEME)."""
+    ids = [i for i, r in enumerate(refs) if r.text] or [0]
+    return Sample(source, hypothesis, tuple(refs[i] for i in ids), tuple(ids))
 
 
 def m2_blocks(sentence: M2Sentence) -> list[list[M2Edit]]:
@@ -299,7 +303,7 @@ def samples_from_m2(hyp_m2: str | Path, ref_m2: str | Path) -> list[Sample]:
             raise ValueError(f"`hyp_m2` sentence {i}: {len(hyp_targets)} targets; a hypothesis M2 has one")
         hyp_target = m2_target(source, hyp_targets[0], f"`hyp_m2` sentence {i}")
         refs = [m2_target(source, lines, f"`ref_m2` sentence {i}") for lines in m2_blocks(ref)]
-        samples.append(Sample(" ".join(source), hyp_target, _keep_references(refs)))
+        samples.append(_sample(" ".join(source), hyp_target, refs))
     return samples
 
 
@@ -331,5 +335,5 @@ def samples_from_text(sources: Sequence[str], predictions: Sequence[str], refere
     samples = []
     for source, hyp, h_edits, rs in zip(norm, hyps, hyp_edits, refs):
         targets = [Target(r, tuple(next(ref_edits))) for r in rs]
-        samples.append(Sample(source, Target(hyp, tuple(h_edits)), _keep_references(targets)))
+        samples.append(_sample(source, Target(hyp, tuple(h_edits)), targets))
     return samples

@@ -1,0 +1,213 @@
+"""Chunk weights of CLEME2.0: similarity-based (BERTScore, as the reference code) and LLM-based (the paper's prompt).
+
+Similarity weighting (`../shared/spec/reference-behaviour.md` §4.5): for every sentence and reference, a TP/FP
+chunk is weighed by applying only that hypothesis chunk to the source, a FN chunk by applying only the
+reference's chunk; the weight is `|F1(source, ref) - F1(pseudo, ref)|` (raw BERTScore F1, the reference text is
+that reference's sentence; an empty pseudo sentence is replaced by the source). TN chunks weigh 1.
+
+LLM weighting (paper, Appendix A): a causal LM reads the uncorrected sentence and one edit and answers 1-5.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING, Any, Callable, Sequence
+
+import numpy as np
+from tqdm.auto import tqdm
+
+from gecscore.chunks import FN, TN, Chunk, Sample
+
+if TYPE_CHECKING:
+    import transformers
+
+Similarity = Callable[[Sequence[str], Sequence[str]], np.ndarray]
+Weights = list[list[list[float]]]  # [sentence][reference][chunk]
+
+
+def pseudo_sentence(chunks: Sequence[Chunk], index: int) -> str:
+    """The source with only chunk `index` replaced by this target's tokens (single spaces)."""
+    tokens: list[str] = []
+    for j, chunk in enumerate(chunks):
+        tokens.extend(chunk.tgt if j == index else chunk.src)
+    return " ".join(t for t in tokens if t)
+
+
+def _weighed_chunk(chunked: Sequence[Sequence[Chunk]], ref: int, index: int, label: str) -> Sequence[Chunk]:
+    """The chunk sequence whose chunk `index` is weighed: the reference's for FN, else the hypothesis'."""
+    return chunked[1 + ref] if label == FN else chunked[0]
+
+
+def similarity_weights(samples: Sequence[Sample], chunked: Sequence[Sequence[Sequence[Chunk]]],
+                       labels: Sequence[Sequence[Sequence[str]]], similarity: Similarity) -> Weights:
+    """Weights of every chunk for every reference from one batched `similarity(candidates, references)` call.
+
+    Each distinct (candidate, reference) pair is scored once (the reference code scores FP chunks twice).
+    """
+    pairs: dict[tuple[str, str], int] = {}
+    plan: list[list[list[tuple[int, int] | None]]] = []  # (pseudo pair id, anchor pair id) or None for TN
+    for sample, chunks, sample_labels in zip(samples, chunked, labels, strict=True):
+        plan_sample = []
+        for r, ref_labels in enumerate(sample_labels):
+            ref_text = sample.references[r].text
+            anchor = pairs.setdefault((sample.source, ref_text), len(pairs))
+            row: list[tuple[int, int] | None] = []
+            for j, label in enumerate(ref_labels):
+                if label == TN:
+                    row.append(None)
+                    continue
+                pseudo = pseudo_sentence(_weighed_chunk(chunks, r, j, label), j) or sample.source
+                row.append((pairs.setdefault((pseudo, ref_text), len(pairs)), anchor))
+            plan_sample.append(row)
+        plan.append(plan_sample)
+    f1 = np.zeros(0)
+    if pairs:
+        candidates, references = zip(*pairs)
+        f1 = np.asarray(similarity(list(candidates), list(references)), dtype=np.float64)
+        if f1.shape != (len(pairs),):
+            raise ValueError(f"similarity returned shape {f1.shape} for {len(pairs)} pairs")
+    return [[[1.0 if ids is None else abs(float(f1[ids[1]]) - float(f1[ids[0]])) for ids in row]
+             for row in plan_sample] for plan_sample in plan]
+
+
+# ---------------------------------------------------------------------------------------------------
+# LLM weighting
+
+PROMPT = """As an evaluator for grammatical error correction, you are tasked with assessing the importance of \
+each error. You will be provided with two lines: the first is an uncorrected sentence, the second shows the edit. \
+Then you output the importance score of the given edit.
+
+The scores range from 1 to 5, where a higher score reflects the greater significance of the correction, while a \
+lower score indicates minor importance.
+
+- A score of 1 means the correction is almost negligible and unnecessary.
+- A score of 2 means the correction has slight influence.
+- A score of 3 signifies some impact by the correction.
+- A score of 4 means the edit is essential.
+- A score of 5 indicates the modification is highly important and necessary.
+
+Next, I'll provide you a sentence with an edit. You should score each edit accordingly. The output should only \
+be the score, with no additional explanation.
+
+Example Input:
+
+Uncorrected sentence: Nowadays the technologies were improved a lot compared to the last century.
+
+Edit: were \u2192 have
+
+Example Output (1-5): 5
+
+Note that the output must be a number between 1 and 5. Here is the formal input:
+
+Uncorrected sentence: {sentence}
+
+Edit: {edit}
+
+Example Output (1-5):"""
+
+_EMPTY_SIDE = "(none)"
+_RANGE = re.compile(r"\b1\s*(?:-|\u2013|to)\s*5\b", re.IGNORECASE)
+_ANSWER = re.compile(r"(\d+(?:\.\d+)?)|\b(one|two|three|four|five)\b", re.IGNORECASE)
+_WORDS = {"one": 1.0, "two": 2.0, "three": 3.0, "four": 4.0, "five": 5.0}
+
+
+def edit_text(chunk: Chunk, source_chunk: Chunk) -> str:
+    """`source tokens → target tokens` of a chunk, `(none)` for an empty side (insertions, deletions)."""
+    src = " ".join(source_chunk.src) or _EMPTY_SIDE
+    tgt = " ".join(chunk.tgt) or _EMPTY_SIDE
+    return f"{src} \u2192 {tgt}"
+
+
+def parse_rating(answer: str) -> float:
+    """The first number from 1 to 5 (digits or a word) in an LLM answer; `ValueError` if there is none.
+
+    Mentions of the range itself ("1-5", "1 to 5") are ignored; numbers outside [1, 5] are skipped.
+    """
+    text = _RANGE.sub(" ", answer)
+    for match in _ANSWER.finditer(text):
+        value = float(match.group(1)) if match.group(1) else _WORDS[match.group(2).lower()]
+        if 1.0 <= value <= 5.0:
+            return value
+    raise ValueError(f"the LLM answer holds no score from 1 to 5: {answer!r}")
+
+
+class LLMRater:
+    """A Hugging Face causal LM answering the paper's prompt; greedy decoding, answers cached by prompt."""
+
+    def __init__(self, model: str | transformers.PreTrainedModel, tokenizer: Any = None, *, device: str | None = None,
+                 batch_size: int = 8, max_new_tokens: int = 8, revision: str | None = None) -> None:
+        import torch
+        import transformers
+
+        if isinstance(model, str):
+            tokenizer = tokenizer or transformers.AutoTokenizer.from_pretrained(model, revision=revision)
+            model = transformers.AutoModelForCausalLM.from_pretrained(model, revision=revision)
+        elif tokenizer is None:
+            raise ValueError("`tokenizer` is required when `model` is a model object")
+        self.device = device or ("cuda" if torch.cuda.is_available() else "cpu")
+        self.model = model.to(self.device).eval()
+        self.tokenizer = tokenizer
+        self.tokenizer.padding_side = "left"
+        if self.tokenizer.pad_token is None:
+            self.tokenizer.pad_token = self.tokenizer.eos_token or self.tokenizer.unk_token
+        self.batch_size = batch_size
+        self.max_new_tokens = max_new_tokens
+        self.name = getattr(model, "name_or_path", type(model).__name__)
+        self._answers: dict[str, str] = {}
+
+    def _text(self, prompt: str) -> str:
+        if getattr(self.tokenizer, "chat_template", None):
+            return self.tokenizer.apply_chat_template([{"role": "user", "content": prompt}], tokenize=False,
+                                                      add_generation_prompt=True)
+        return prompt
+
+    def answers(self, prompts: Sequence[str], *, progress: bool = False) -> list[str]:
+        """The generated continuation of each prompt (distinct prompts generated once)."""
+        import torch
+
+        todo = [p for p in dict.fromkeys(prompts) if p not in self._answers]
+        starts = range(0, len(todo), self.batch_size)
+        for start in tqdm(starts, desc="LLM weights", disable=not progress or not todo, leave=False):
+            batch = todo[start:start + self.batch_size]
+            enc = self.tokenizer([self._text(p) for p in batch], return_tensors="pt", padding=True,
+                                 add_special_tokens=False)
+            enc = {k: v.to(self.device) for k, v in enc.items()}
+            with torch.no_grad():
+                out = self.model.generate(**enc, max_new_tokens=self.max_new_tokens, do_sample=False,
+                                          pad_token_id=self.tokenizer.pad_token_id)
+            new = out[:, enc["input_ids"].shape[1]:]
+            for prompt, ids in zip(batch, new):
+                self._answers[prompt] = self.tokenizer.decode(ids, skip_special_tokens=True)
+        return [self._answers[p] for p in prompts]
+
+
+def llm_weights(samples: Sequence[Sample], chunked: Sequence[Sequence[Sequence[Chunk]]],
+                labels: Sequence[Sequence[Sequence[str]]], rater: LLMRater, *, progress: bool = False) -> Weights:
+    """Weights 1-5 from the LLM for every non-TN chunk (the reference's chunk for FN); TN chunks weigh 1."""
+    plan: list[list[list[str | None]]] = []
+    for sample, chunks, sample_labels in zip(samples, chunked, labels, strict=True):
+        plan.append([
+            [None if label == TN else PROMPT.format(
+                sentence=sample.source,
+                edit=edit_text(_weighed_chunk(chunks, r, j, label)[j], chunks[0][j]))
+             for j, label in enumerate(ref_labels)]
+            for r, ref_labels in enumerate(sample_labels)
+        ])
+    prompts = [p for plan_sample in plan for row in plan_sample for p in row if p is not None]
+    answers = dict(zip(prompts, rater.answers(prompts, progress=progress)))
+    weights: Weights = []
+    for i, plan_sample in enumerate(plan):
+        sample_weights = []
+        for r, row in enumerate(plan_sample):
+            ref_weights = []
+            for j, prompt in enumerate(row):
+                if prompt is None:
+                    ref_weights.append(1.0)
+                    continue
+                try:
+                    ref_weights.append(parse_rating(answers[prompt]))
+                except ValueError as error:
+                    raise ValueError(f"sentence {i}, reference {r}, chunk {j}: {error}") from None
+            sample_weights.append(ref_weights)
+        weights.append(sample_weights)
+    return weights
