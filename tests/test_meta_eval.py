@@ -392,3 +392,37 @@ def test_errant_adapter_sentence_and_corpus_rules(nlp):
     assert errant.sentence == sent.sentence == [1.0, 1.0, 0.0]  # 2nd reference wins; nothing to do, nothing done
     assert sent.corpus == pytest.approx(2 / 3)
     assert errant.corpus == pytest.approx(1.25 * 1.0 * (1 / 3) / (0.25 * 1.0 + 1 / 3))  # TP 1, FP 0, FN 2
+
+
+def _toy_data():
+    from gecscore.meta_eval import MetaEvalData
+
+    sources = ["he go to school .", "the cat are here .", "she buyed some apple ."]
+    hypotheses = {
+        "A": ["he goes to school .", "the cat is here .", "she bought some apples ."],
+        "B": ["he go to school .", "the cat is here .", "she buyed some apple ."],
+        "C": ["he went to school .", "the cats are here .", "she bought an apple ."],
+    }
+    return MetaEvalData(
+        dataset="toy", reference_set="toy", systems=("A", "B", "C"), system_sets={"all": ("A", "B", "C")},
+        sources=sources, hypotheses=hypotheses, references=[[h] for h in hypotheses["A"]],
+        human={"score": {"A": 1.0, "B": 0.0, "C": 0.5}},
+        judgments={"toy": [RankingItem(0, "x", {"A": 1, "B": 3, "C": 2}), RankingItem(2, "x", {"A": 1, "B": 2})]},
+    )
+
+
+def test_impara_adapter_is_lazy_and_cached(tiny_modernbert, tmp_path):
+    """Our IMPARA-GED core plugs in by name; a cached run never loads the model."""
+    pytest.importorskip("gecscore.impara")
+    from gecscore.meta_eval import ScoreCache, get_metric, meta_evaluate
+
+    data, cache = _toy_data(), ScoreCache(tmp_path)
+    first = get_metric("impara-ged", model=str(tiny_modernbert))
+    assert first.settings()["variant"] == "impara_ged" and first.settings()["model"] == str(tiny_modernbert)
+    a = meta_evaluate(first, data, system_set="all", aggregation="default", cache=cache, window=None)
+    second = get_metric("impara-ged", model=str(tiny_modernbert))
+    b = meta_evaluate(second, data, system_set="all", aggregation="trueskill", cache=cache, window=None)
+    assert second._core is None and a.sentence == b.sentence and a.sentence["toy"].total == 4
+    assert all(0.0 < v < 1.0 for v in a.metric_scores.values())  # mean of sigmoids
+    with pytest.raises(TypeError, match="unknown option"):
+        get_metric("impara-ged", variant="impara")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import inspect
 import json
 from typing import TYPE_CHECKING, Any, Callable, Sequence
 
@@ -154,6 +155,50 @@ class ErrantBaseline:
         return SystemScores(sentence, corpus)
 
 
+class CoreAdapter:
+    """A metric core built from options only when something must be scored, so a fully cached run never loads
+    a model. `settings()` are the core's constructor defaults overridden by the options."""
+
+    def __init__(self, name: str, build: Callable[..., Any], score: Callable[..., SystemScores],
+                 options: dict[str, Any], *, fixed: dict[str, Any] | None = None) -> None:
+        allowed = [p for p in inspect.signature(build).parameters if p not in (fixed or {})]
+        _check_options(name, options, allowed)
+        defaults = {
+            p.name: p.default for p in inspect.signature(build).parameters.values()
+            if p.default is not inspect.Parameter.empty
+        }
+        self.name = name
+        self._build = build
+        self._score = score
+        self._options = {**defaults, **(fixed or {}), **options}
+        self._core: Any = None
+
+    def settings(self) -> dict[str, Any]:
+        """Constructor defaults overridden by the options (the cache key)."""
+        return dict(self._options)
+
+    def score_system(self, sources: Sequence[str], hypotheses: Sequence[str], references: Sequence[Sequence[str]],
+                     *, gold_m2: Sequence[M2Sentence] | None = None, progress: bool = False) -> SystemScores:
+        """Build the core once, then score."""
+        if self._core is None:
+            self._core = self._build(**self._options)
+        return self._score(self._core, sources, hypotheses, references, gold_m2, progress)
+
+
+def _impara(variant: str) -> Callable[..., SentenceMetric]:
+    """IMPARA-GED (`impara-ged`) or IMPARA (`impara`) from `gecscore.impara`; `-o model=PATH` picks the QE model
+    (`embedded` is the bundled MiniLM QE). Reference-free: the default aggregation is the mean."""
+    def score(core: Any, sources: Sequence[str], hypotheses: Sequence[str], references: Any, gold: Any,
+              progress: bool) -> SystemScores:
+        return SystemScores([float(x) for x in core.score(sources, hypotheses, progress=progress).sentence_scores])
+
+    def build(**options: Any) -> SentenceMetric:
+        from ..impara import Impara
+
+        return CoreAdapter(variant.replace("_", "-"), Impara, score, options, fixed={"variant": variant})
+    return build
+
+
 def _factory(cls: Callable[..., SentenceMetric], name: str, allowed: Sequence[str],
              **fixed: Any) -> Callable[..., SentenceMetric]:
     def build(**options: Any) -> SentenceMetric:
@@ -167,4 +212,6 @@ BUILTIN: dict[str, Callable[..., SentenceMetric]] = {
     "senterrant": _factory(ErrantBaseline, "senterrant", ("beta", "spacy_model"), sentence_average=True),
     "m2": _factory(M2Baseline, "m2", ("beta", "max_unchanged_words"), sentence_average=False),
     "sentm2": _factory(M2Baseline, "sentm2", ("beta", "max_unchanged_words"), sentence_average=True),
+    "impara-ged": _impara("impara_ged"),
+    "impara": _impara("impara"),
 }
