@@ -72,6 +72,7 @@ Examples:
     ...                      references=[["He went to school yesterday .", "He goes to school ."]])
     >>> round(out["score"], 4), out["counts"]["TP"]
     (1.0, 1.0)
+
 """
 
 
