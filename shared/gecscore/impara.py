@@ -243,7 +243,7 @@ def _from_pretrained(name_or_path: str, revision: str | None) -> tuple[Any, Any]
     """`AutoModelForSequenceClassification` + tokenizer, with clear errors for offline use and wrong heads."""
     from transformers import AutoConfig, AutoModelForSequenceClassification, AutoTokenizer
 
-    path = _resolve_alias(name_or_path)
+    path = resolve_model_path(name_or_path)
     try:
         config = AutoConfig.from_pretrained(path, revision=revision)
         check_single_logit(config, name_or_path)
@@ -261,7 +261,7 @@ def _from_pretrained(name_or_path: str, revision: str | None) -> tuple[Any, Any]
     return model, tokenizer
 
 
-def _resolve_alias(name_or_path: str) -> str:
+def resolve_model_path(name_or_path: str) -> str:
     """Encoder aliases such as 'minilm' map to local paths (gecscore.encoders); anything else is unchanged."""
     try:
         from gecscore.encoders import resolve_model
@@ -304,6 +304,7 @@ class Impara:
         if variant == "impara" and pooling == "auto":
             pooling = "cls"
         self.variant = variant
+        self.name = variant
         self.max_length = max_length
         self.batch_size = batch_size
         self.device = device
@@ -340,6 +341,13 @@ class Impara:
             similarity = self.similarity(sources, predictions, progress=progress)
             sentence = threshold_scores(quality, similarity, self.threshold)
         return ImparaResult(sentence, quality, similarity, self.signature())
+
+    def score_system(self, sources: Sequence[str], hypotheses: Sequence[str], references: Any = None, *,
+                     gold_m2: Any = None, progress: bool = False) -> Any:
+        """Sentence scores of one system for `gecscore.meta_eval` (references and gold M2 are not used)."""
+        from gecscore.meta_eval.metrics import SystemScores
+
+        return SystemScores([float(x) for x in self.score(sources, hypotheses, progress=progress).sentence_scores])
 
     def similarity(self, sources: Sequence[str], predictions: Sequence[str], *, progress: bool = False) -> np.ndarray:
         """IMPARA's similarity estimator: cosine of masked-mean-pooled last-layer states (special tokens in)."""

@@ -1,0 +1,101 @@
+"""IMPARA-GED: a reference-free GEC metric, σ of a quality estimator's logit on each hypothesis (gecscore)."""
+
+import evaluate
+from gecscore.evaluate_module import GECMetric
+from gecscore.evaluate_module import text_features
+from gecscore.impara import Impara
+
+_CITATION = """\
+@inproceedings{sakai-etal-2025-impara-ged,
+    title = "{IMPARA}-{GED}: Grammatical Error Detection is Boosting Reference-free Grammatical Error Quality Estimator",
+    author = "Sakai, Yusuke and Goto, Takumi and Watanabe, Taro",
+    booktitle = "Findings of the Association for Computational Linguistics: ACL 2025",
+    year = "2025",
+    url = "https://arxiv.org/abs/2506.02899",
+}
+@inproceedings{maeda-etal-2022-impara,
+    title = "{IMPARA}: Impact-Based Metric for {GEC} Using Parallel Data",
+    author = "Maeda, Koki and Kaneko, Masahiro and Okazaki, Naoaki",
+    booktitle = "Proceedings of the 29th International Conference on Computational Linguistics",
+    year = "2022",
+    pages = "3578--3588",
+}
+"""
+
+_DESCRIPTION = """\
+IMPARA-GED scores each corrected sentence (hypothesis) with a quality estimator (QE): a single-logit sequence
+classifier trained with grammatical error detection and IMPARA's impact-ranked pairs. The sentence score is
+sigmoid(logit) of the hypothesis alone, the corpus score their mean; higher is better. The default QE is
+`naist-nlp/IMPARA-GED` (ModernBERT-large, from the Hugging Face Hub); `model="embedded"` selects a small
+MiniLM QE bundled with gecscore for offline use (a reproduction, not the paper's model). `variant="impara"` gives
+the original IMPARA: first-token QE (`gotutiyan/IMPARA-QE`) kept only where a similarity estimator
+(`bert-base-cased` cosine of mean-pooled states) between source and hypothesis is above `threshold`, else 0.
+"""
+
+_KWARGS_DESCRIPTION = """
+Args:
+    sources (list of str): the input sentences (used only by the `impara` variant's similarity filter).
+    predictions (list of str): the corrected sentences to score.
+    model (str): QE checkpoint: hub id, local directory or "embedded" (default naist-nlp/IMPARA-GED;
+        gotutiyan/IMPARA-QE for variant "impara").
+    variant (str): "impara_ged" (default) or "impara".
+    pooling (str): "auto" (default), "native", "mean_wrapper" or "cls"; see the README.
+    max_length (int): tokens per hypothesis after truncation (default 128).
+    batch_size (int): sentences per forward pass (default 32).
+    device (str): "cpu", "cuda", ... (default: cuda when available).
+    fp16 (bool): run the QE in float16 (CUDA only; default False).
+    revision (str): hub revision of the QE.
+    se_model (str): similarity estimator of the "impara" variant (default bert-base-cased).
+    threshold (float): similarity threshold of the "impara" variant (default 0.9; kept when strictly above).
+    sentence_scores (bool): also return the per-sentence scores (default False).
+    progress (bool): show a progress bar.
+Returns:
+    score (float): the mean sentence score, in [0, 1].
+    sentence_scores (list of float): per sentence, when requested.
+    signature (str): the versions and settings that produced the score.
+Examples:
+    >>> import evaluate
+    >>> metric = evaluate.load("metrics/impara_ged", model="embedded")
+    >>> out = metric.compute(sources=["He go to school ."], predictions=["He goes to school ."])
+    >>> 0.0 <= out["score"] <= 1.0
+    True
+"""
+
+
+@evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
+class ImparaGed(GECMetric):
+    """IMPARA-GED (and IMPARA) as an evaluate metric."""
+
+    DEFAULTS = {
+        "model": None, "variant": "impara_ged", "pooling": "auto", "max_length": 128, "batch_size": 32,
+        "device": None, "fp16": False, "revision": None, "se_model": "bert-base-cased", "threshold": 0.9,
+        "sentence_scores": False, "progress": False,
+    }
+    REFERENCE_BASED = False
+
+    def _info(self):
+        return evaluate.MetricInfo(
+            description=_DESCRIPTION,
+            citation=_CITATION,
+            inputs_description=_KWARGS_DESCRIPTION,
+            features=text_features(with_references=False),
+            homepage="https://huggingface.co/naist-nlp/IMPARA-GED",
+            codebase_urls=["https://github.com/gotutiyan/gec-metrics", "https://github.com/gotutiyan/IMPARA"],
+            reference_urls=["https://arxiv.org/abs/2506.02899"],
+            license="Apache-2.0",
+        )
+
+    def _compute(self, sources, predictions, references=None, **kwargs):
+        opts = self.options(kwargs)
+        scorer = Impara(
+            opts["model"], variant=opts["variant"], pooling=opts["pooling"], max_length=opts["max_length"],
+            batch_size=opts["batch_size"], device=opts["device"], fp16=opts["fp16"], revision=opts["revision"],
+            se_model=opts["se_model"], threshold=opts["threshold"],
+        )
+        result = scorer.score(sources, predictions, progress=opts["progress"])
+        out = {"score": result.score}
+        if opts["sentence_scores"]:
+            out["sentence_scores"] = [float(x) for x in result.sentence_scores]
+        out["signature"] = result.signature
+        return out
+

