@@ -30,7 +30,7 @@ _WORDS = (
 def _vocab() -> list[str]:
     letters = [chr(c) for c in range(ord("a"), ord("z") + 1)] + [str(d) for d in range(10)]
     pieces = ["##" + ch for ch in letters] + ["##s", "##ed", "##ing", "##ly"]
-    return ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"] + _WORDS + letters + pieces
+    return list(dict.fromkeys(["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"] + _WORDS + letters + pieces))
 
 
 def build_tiny_model(directory: Path, kind: str, seed: int = 0, num_labels: int | None = None) -> Path:

@@ -136,14 +136,14 @@ class Encoder:
     def _run(self, texts: list[str], kind: tuple, max_length: int | None, layer: int | None,
              batch_size: int, progress: bool, pooling: str | None = None) -> list[np.ndarray]:
         missing = [t for t in dict.fromkeys(texts) if (kind, t) not in self._cache]
-        if missing:
-            for text, value in zip(missing, self._forward(missing, max_length, layer, batch_size, progress, pooling)):
-                self._store((kind, text), value)
-        out = []
-        for text in texts:
+        found = {t: self._cache[(kind, t)] for t in dict.fromkeys(texts) if (kind, t) in self._cache}
+        for text in found:
             self._cache.move_to_end((kind, text))
-            out.append(self._cache[(kind, text)])
-        return out
+        if missing:
+            found.update(zip(missing, self._forward(missing, max_length, layer, batch_size, progress, pooling)))
+            for text in missing:
+                self._store((kind, text), found[text])
+        return [found[text] for text in texts]
 
     def _store(self, key: Hashable, value: np.ndarray) -> None:
         self._cache[key] = value
