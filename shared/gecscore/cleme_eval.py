@@ -15,7 +15,8 @@ from gecscore.chunks import ASSUMPTIONS, Chunk, Sample, label_chunks, partition_
     samples_from_text
 from gecscore.cleme import ALPHA_CORPUS, ALPHA_SENTENCE, HEUO, LEVELS, PRF, RELEASES, ChunkCounts, SentenceStats, \
     check_alpha, length_bias, length_config, length_weights, sentence_stats
-from gecscore.cleme_weights import LLMRater, Similarity, Weights, llm_weights, similarity_weights
+from gecscore.cleme_weights import LLMRater, Weights, llm_weights, similarity_weights
+from gecscore.pt_m2 import BERTScoreSimilarity, Similarity
 from gecscore.signature import make_signature
 
 VARIANTS: tuple[str, ...] = ("cleme2", "cleme")
@@ -94,9 +95,7 @@ def chunk_weights(config: ClemeConfig, samples: Sequence[Sample], chunked: Seque
                 for chunks, sample_labels in zip(chunked, labels)]
     if config.weighting == "similarity":
         if similarity is None:
-            from gecscore.pt_m2 import bertscore_similarity
-
-            similarity = bertscore_similarity(config.model, layer=config.layer, device=device)
+            similarity = BERTScoreSimilarity(str(config.model), layer=config.layer, device=device)
         return similarity_weights(samples, chunked, labels, similarity)
     if rater is None:
         key = (str(config.model), device)

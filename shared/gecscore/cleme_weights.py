@@ -11,17 +11,16 @@ LLM weighting (paper, Appendix A): a causal LM reads the uncorrected sentence an
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Any, Callable, Sequence
+from typing import TYPE_CHECKING, Any, Sequence
 
-import numpy as np
 from tqdm.auto import tqdm
 
 from gecscore.chunks import FN, TN, Chunk, Sample
+from gecscore.pt_m2 import Similarity, WeightRequest, edit_weights
 
 if TYPE_CHECKING:
     import transformers
 
-Similarity = Callable[[Sequence[str], Sequence[str]], np.ndarray]
 Weights = list[list[list[float]]]  # [sentence][reference][chunk]
 
 
@@ -33,41 +32,37 @@ def pseudo_sentence(chunks: Sequence[Chunk], index: int) -> str:
     return " ".join(t for t in tokens if t)
 
 
-def _weighed_chunk(chunked: Sequence[Sequence[Chunk]], ref: int, index: int, label: str) -> Sequence[Chunk]:
-    """The chunk sequence whose chunk `index` is weighed: the reference's for FN, else the hypothesis'."""
+def _weighed_chunks(chunked: Sequence[Sequence[Chunk]], ref: int, label: str) -> Sequence[Chunk]:
+    """The chunk sequence whose chunk is weighed: the reference's for FN, else the hypothesis'."""
     return chunked[1 + ref] if label == FN else chunked[0]
 
 
 def similarity_weights(samples: Sequence[Sample], chunked: Sequence[Sequence[Sequence[Chunk]]],
                        labels: Sequence[Sequence[Sequence[str]]], similarity: Similarity) -> Weights:
-    """Weights of every chunk for every reference from one batched `similarity(candidates, references)` call.
+    """Weights of every chunk for every reference, all pairs scored in one `similarity` call.
 
-    Each distinct (candidate, reference) pair is scored once (the reference code scores FP chunks twice).
+    `similarity` is a `gecscore.pt_m2.Similarity` (e.g. `BERTScoreSimilarity`); each distinct pair is scored
+    once (the reference code scores FP chunks twice).
     """
-    pairs: dict[tuple[str, str], int] = {}
-    plan: list[list[list[tuple[int, int] | None]]] = []  # (pseudo pair id, anchor pair id) or None for TN
+    requests, todo = [], []
     for sample, chunks, sample_labels in zip(samples, chunked, labels, strict=True):
-        plan_sample = []
         for r, ref_labels in enumerate(sample_labels):
-            ref_text = sample.references[r].text
-            anchor = pairs.setdefault((sample.source, ref_text), len(pairs))
-            row: list[tuple[int, int] | None] = []
-            for j, label in enumerate(ref_labels):
-                if label == TN:
-                    row.append(None)
-                    continue
-                pseudo = pseudo_sentence(_weighed_chunk(chunks, r, j, label), j) or sample.source
-                row.append((pairs.setdefault((pseudo, ref_text), len(pairs)), anchor))
-            plan_sample.append(row)
-        plan.append(plan_sample)
-    f1 = np.zeros(0)
-    if pairs:
-        candidates, references = zip(*pairs)
-        f1 = np.asarray(similarity(list(candidates), list(references)), dtype=np.float64)
-        if f1.shape != (len(pairs),):
-            raise ValueError(f"similarity returned shape {f1.shape} for {len(pairs)} pairs")
-    return [[[1.0 if ids is None else abs(float(f1[ids[1]]) - float(f1[ids[0]])) for ids in row]
-             for row in plan_sample] for plan_sample in plan]
+            weighed = [j for j, label in enumerate(ref_labels) if label != TN]
+            pseudo = tuple(pseudo_sentence(_weighed_chunks(chunks, r, ref_labels[j]), j) or sample.source
+                           for j in weighed)
+            requests.append(WeightRequest(sample.source, sample.references[r].text, pseudo))
+            todo.append(weighed)
+    found = iter(zip(todo, edit_weights(requests, similarity)))
+    weights: Weights = []
+    for sample_labels in labels:
+        sample_weights = []
+        for ref_labels in sample_labels:
+            row = [1.0] * len(ref_labels)
+            for j, w in zip(*next(found)):
+                row[j] = w
+            sample_weights.append(row)
+        weights.append(sample_weights)
+    return weights
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -189,7 +184,7 @@ def llm_weights(samples: Sequence[Sample], chunked: Sequence[Sequence[Sequence[C
         plan.append([
             [None if label == TN else PROMPT.format(
                 sentence=sample.source,
-                edit=edit_text(_weighed_chunk(chunks, r, j, label)[j], chunks[0][j]))
+                edit=edit_text(_weighed_chunks(chunks, r, label)[j], chunks[0][j]))
              for j, label in enumerate(ref_labels)]
             for r, ref_labels in enumerate(sample_labels)
         ])
