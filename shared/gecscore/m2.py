@@ -497,9 +497,9 @@ class AnnotatorEdits:
         if weights is None:
             return Counts(len(self.correct), len(self.edit_seq), len(self.gold))
         return Counts(
-            sum(weights[e] for e in self.correct),
-            sum(abs(weights[e]) for e in self.edit_seq),
-            sum(weights[g.first] for g in self.gold),
+            float(sum(weights[e] for e in self.correct)),
+            float(sum(abs(weights[e]) for e in self.edit_seq)),
+            float(sum(weights[g.first] for g in self.gold)),
         )
 
 

@@ -1,0 +1,387 @@
+"""PT-M² and PT-ERRANT (Gong et al., EMNLP 2022): M² or ERRANT counts where every edit weighs
+|F(source with only that edit, reference) − F(source, reference)|, F being BERTScore F1.
+
+Behaviour follows `../shared/spec/reference-behaviour.md` §3: PT-M² as in the reference CLI (pygongnlp/PT-M2,
+`--base m2|sentm2`), PT-ERRANT as in gec-metrics (`PTERRANT`, ERRANT edits, greedy corpus references). The pure
+parts (pseudo sentences, weights from similarities, counts, scores) take plain data; the similarity function
+is injected (`BERTScoreSimilarity` is one on `gecscore.bertscore.BERTScorer`; `None` = unit weights, the
+`self` scorer). Each weight request puts F(source, ref) once per sentence and reference and all pseudo
+sentences into one batched similarity call.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Hashable, Literal, Mapping, NamedTuple, Protocol, Sequence
+
+import numpy as np
+from tqdm.auto import tqdm
+
+from gecscore import m2
+from gecscore.edits import Edit, apply_edits
+from gecscore.errant_scoring import Counts as ErrantCounts
+from gecscore.errant_scoring import FScore, total
+from gecscore.m2 import AnnotatorEdits, Counts, SysEdit
+from gecscore.m2io import M2Sentence, edits_to_m2, m2_target
+from gecscore.signature import make_signature
+
+if TYPE_CHECKING:
+    from gecscore.edits import EditExtractor
+
+Variant = Literal["sentm2", "m2", "errant", "senterrant"]
+VARIANTS: tuple[str, ...] = ("sentm2", "m2", "errant", "senterrant")
+SENTENCE_LEVEL = frozenset({"sentm2", "senterrant"})
+
+class Similarity(Protocol):
+    """F1 of each candidate against the reference at the same position, and which texts it cannot tell apart."""
+
+    def __call__(self, candidates: Sequence[str], references: Sequence[str]) -> np.ndarray: ...
+
+    def canonical(self, texts: Sequence[str]) -> list[Hashable]:
+        """A key per text; texts with equal keys get equal scores (e.g. equal token ids)."""
+
+
+class WeightRequest(NamedTuple):
+    """The pseudo sentences of one sentence and reference, each to be weighed against `source`."""
+
+    source: str
+    reference: str
+    pseudo: tuple[str, ...]
+
+
+def pseudo_sentence(source: Sequence[str], edit: SysEdit) -> str:
+    """The source tokens with only `edit` applied; an edit without original tokens inserts at its start
+    (as PT-M² applies the merged first-row insertions of the M² lattice)."""
+    end = edit.start if not edit.orig else edit.end
+    return " ".join([*source[:edit.start], *edit.corr.split(), *source[end:]])
+
+
+def edit_weights(requests: Sequence[WeightRequest], similarity: Similarity | None) -> list[list[float]]:
+    """|F(pseudo, ref) − F(source, ref)| for every pseudo sentence, or 1.0 each without a similarity.
+
+    All distinct (candidate, reference) pairs go through one `similarity` call. Candidates that the model
+    cannot tell apart (same canonical key, e.g. "family-related" and "family - related" for a WordPiece
+    model) share one score, so an edit invisible to the model weighs exactly 0, as in the reference, which
+    scores every pair alone; this matters for PT-M²'s "weights sum to 0" rule.
+    """
+    if similarity is None:
+        return [[1.0] * len(r.pseudo) for r in requests]
+    texts = list(dict.fromkeys(t for r in requests if r.pseudo for t in (r.source, *r.pseudo)))
+    if not texts:
+        return [[] for _ in requests]
+    key = dict(zip(texts, similarity.canonical(texts)))
+    pairs: dict[tuple[Hashable, str], int] = {}
+    chosen: list[tuple[str, str]] = []
+    for r in requests:
+        for candidate in (r.source, *r.pseudo) if r.pseudo else ():
+            if (key[candidate], r.reference) not in pairs:
+                pairs[(key[candidate], r.reference)] = len(chosen)
+                chosen.append((candidate, r.reference))
+    candidates, references = zip(*chosen)
+    f = np.asarray(similarity(list(candidates), list(references)), dtype=np.float64)
+    if f.shape != (len(chosen),):
+        raise ValueError(f"the similarity function returned shape {f.shape}, expected ({len(chosen)},)")
+    out = []
+    for r in requests:
+        if not r.pseudo:
+            out.append([])
+            continue
+        base = float(f[pairs[(key[r.source], r.reference)]])
+        out.append([abs(float(f[pairs[(key[p], r.reference)]]) - base) for p in r.pseudo])
+    return out
+
+
+def uniform_if_all_zero(weights: dict[SysEdit, float]) -> dict[SysEdit, float]:
+    """PT-M²'s sentence-level rule: weights that sum to exactly 0 all become 1/n."""
+    if weights and sum(weights.values()) == 0:
+        return dict.fromkeys(weights, 1 / len(weights))
+    return weights
+
+
+class BERTScoreSimilarity:
+    """BERTScore F1 through `gecscore.bertscore.BERTScorer` (idf off, no baseline rescaling: a positive linear
+    rescaling cancels in every PT-M² ratio); texts are canonical by their token ids."""
+
+    def __init__(self, model: str = "bert-base-uncased", *, layer: int | None = None,
+                 device: str | None = None) -> None:
+        from gecscore.bertscore import BERTScorer
+
+        self.model = model
+        self.scorer = BERTScorer(model, layer=layer, device=device)
+        self.layer = self.scorer.layer
+
+    def __call__(self, candidates: Sequence[str], references: Sequence[str]) -> np.ndarray:
+        return np.asarray(self.scorer.score(list(candidates), list(references)).f1)
+
+    def canonical(self, texts: Sequence[str]) -> list[Hashable]:
+        return [tuple(ids) for ids in self.scorer.encoder.token_ids([t.strip() for t in texts])]
+
+
+# ---------------------------------------------------------------------------------------------------
+# Results
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """One sentence against one annotator (M² variants) or reference (ERRANT variants), with edit weights."""
+
+    index: int  # annotator id (M²) or reference position (ERRANT)
+    system_edits: tuple[tuple[SysEdit, float, bool], ...]  # (edit, weight, matched)
+    gold_edits: tuple[tuple[SysEdit, float], ...]  # first alternative (M²) or ERRANT reference edit, weight
+    counts: tuple[float, float, float]  # correct/TP, proposed/TP+FP, gold/TP+FN (weighted)
+
+
+@dataclass(frozen=True)
+class SentenceResult:
+    """The annotator or reference chosen for a sentence, its weighted counts and P/R/F of those counts."""
+
+    chosen: int
+    counts: tuple[float, float, float]
+    precision: float
+    recall: float
+    f: float
+    candidates: tuple[Candidate, ...]
+
+
+@dataclass(frozen=True)
+class PTResult:
+    """Corpus precision/recall/F (sentence variants: means over sentences) and the per-sentence results."""
+
+    variant: str
+    precision: float
+    recall: float
+    f: float
+    sentences: tuple[SentenceResult, ...]
+
+
+# ---------------------------------------------------------------------------------------------------
+# PT-M² (M² lattice edits against gold M2)
+
+
+def gold_references(gold: Sequence[M2Sentence], references: Sequence[Sequence[str]] | None) -> list[dict[int, str]]:
+    """The reference text of every annotator of every sentence: `references[i][annotator]` when given
+    (checked against the M2), else the M2 corrections applied to the source."""
+    out = []
+    for i, block in enumerate(gold):
+        texts = {}
+        for annotator in m2.gold_edits(block):
+            target = m2_target(block, annotator)
+            if references is None:
+                texts[annotator] = target
+                continue
+            refs = references[i]
+            if annotator >= len(refs):
+                raise ValueError(f"`references[{i}]` has {len(refs)} entries but the gold M2 has annotator "
+                                 f"{annotator} (references are indexed by annotator id)")
+            if refs[annotator].split() != target.split():
+                raise ValueError(
+                    f"`references[{i}][{annotator}]` is not the gold M2 annotator {annotator}'s correction: "
+                    f"{refs[annotator]!r} != {target!r}"
+                )
+            texts[annotator] = refs[annotator]
+        out.append(texts)
+    return out
+
+
+def score_m2(sources: Sequence[str], hypotheses: Sequence[str], gold: Sequence[M2Sentence], *,
+             variant: Variant = "sentm2", similarity: Similarity | None = None,
+             reference_texts: Sequence[Mapping[int, str]] | None = None, beta: float = 0.5,
+             max_unchanged_words: int = 2, progress: bool = False) -> PTResult:
+    """PT-M² (`sentm2`: mean sentence F_β, `m2`: corpus F_β) of whitespace-tokenised hypotheses.
+
+    `reference_texts[i][annotator]` is the text edits are weighed against (default: `gold_references`).
+    """
+    if variant not in ("sentm2", "m2"):
+        raise ValueError(f"`variant` must be 'sentm2' or 'm2' here, got {variant!r}")
+    if not (len(sources) == len(hypotheses) == len(gold)):
+        raise ValueError(f"sources ({len(sources)}), predictions ({len(hypotheses)}) and the gold M2 "
+                         f"({len(gold)} sentences) differ in length")
+    for i, (source, block) in enumerate(zip(sources, gold)):
+        if source.split() != block.source.split():
+            raise ValueError(f"`sources[{i}]` differs from the gold M2 source of sentence {i}: "
+                             f"{source!r} != {block.source!r}")
+    texts = gold_references(gold, None) if reference_texts is None else reference_texts
+    sentence_level = variant == "sentm2"
+    extracted: list[list[AnnotatorEdits]] = []
+    requests: list[WeightRequest] = []
+    rows = tqdm(range(len(sources)), desc="PT-M2 edits", disable=not progress, leave=False)
+    for i in rows:
+        source = sources[i].split()
+        per_annotator = m2.extract_edits(source, hypotheses[i].split(), m2.gold_edits(gold[i]),
+                                         max_unchanged_words=max_unchanged_words)
+        extracted.append(per_annotator)
+        for a in per_annotator:
+            edits = a.edits_to_weigh()
+            requests.append(WeightRequest(" ".join(source), texts[i][a.annotator],
+                                          tuple(pseudo_sentence(source, e) for e in edits)))
+    weights = iter(edit_weights(requests, similarity))
+    sentences: list[list[Candidate]] = []
+    counts: list[list[Counts]] = []
+    for per_annotator in extracted:
+        candidates, sentence_counts = [], []
+        for a in per_annotator:
+            w = dict(zip(a.edits_to_weigh(), next(weights)))
+            if sentence_level:
+                w = uniform_if_all_zero(w)
+            c = a.counts(w)
+            matched = set(a.correct)
+            candidates.append(Candidate(
+                a.annotator,
+                tuple((e, w[e], e in matched) for e in reversed(a.edit_seq)),
+                tuple((g.first, w[g.first]) for g in a.gold),
+                tuple(c),
+            ))
+            sentence_counts.append(c)
+        sentences.append(candidates)
+        counts.append(sentence_counts)
+    scored = m2.sentence_m2(counts, beta) if sentence_level else m2.corpus_m2(counts, beta)
+    results = tuple(
+        SentenceResult(cands[k].index, cands[k].counts, *scored.sentence_scores[i], tuple(cands))
+        for i, (cands, k) in enumerate(zip(sentences, scored.chosen))
+    )
+    return PTResult(variant, scored.precision, scored.recall, scored.f, results)
+
+
+# ---------------------------------------------------------------------------------------------------
+# PT-ERRANT (ERRANT edits against raw references; gec-metrics)
+
+
+def weighted_errant_counts(hyp_edits: Sequence[Edit], ref_edits: Sequence[Edit],
+                           weights: dict[tuple[int, int, str], float]) -> ErrantCounts:
+    """ERRANT TP/FP/FN where each edit adds its weight; summed per error type, then over types."""
+    ref_keys = {e.key for e in ref_edits}
+    hyp_keys = {e.key for e in hyp_edits}
+    by_type: dict[str, ErrantCounts] = {}
+    for e in hyp_edits:
+        w = weights[e.key]
+        hit = e.key in ref_keys
+        by_type[e.type] = by_type.get(e.type, ErrantCounts()) + ErrantCounts(tp=w if hit else 0.0,
+                                                                               fp=0.0 if hit else w)
+    for e in ref_edits:
+        if e.key not in hyp_keys:
+            by_type[e.type] = by_type.get(e.type, ErrantCounts()) + ErrantCounts(fn=weights[e.key])
+    return total(by_type.values())
+
+
+def score_errant(sources: Sequence[str], hypotheses: Sequence[str], references: Sequence[Sequence[str]], *,
+                 extractor: EditExtractor, variant: Variant = "senterrant", similarity: Similarity | None = None,
+                 beta: float = 0.5, progress: bool = False) -> PTResult:
+    """PT-ERRANT (`errant`: greedy corpus F_β, `senterrant`: mean sentence F_β); references per sentence."""
+    if variant not in ("errant", "senterrant"):
+        raise ValueError(f"`variant` must be 'errant' or 'senterrant' here, got {variant!r}")
+    if not (len(sources) == len(hypotheses) == len(references)):
+        raise ValueError(f"sources ({len(sources)}), predictions ({len(hypotheses)}) and references "
+                         f"({len(references)}) differ in length")
+    hyp_edits = extractor.extract(sources, hypotheses, progress=progress)
+    flat_sources = [s for s, refs in zip(sources, references) for _ in refs]
+    flat_refs = [r for refs in references for r in refs]
+    flat_edits = iter(extractor.extract(flat_sources, flat_refs, progress=progress))
+    ref_edits = [[next(flat_edits) for _ in refs] for refs in references]
+    requests, keys = [], []
+    for source, hyp, refs, per_ref in zip(sources, hyp_edits, references, ref_edits):
+        for ref, r_edits in zip(refs, per_ref):
+            unique: dict[tuple[int, int, str], Edit] = {}
+            for e in (*hyp, *r_edits):
+                unique.setdefault(e.key, e)
+            keys.append(list(unique))
+            requests.append(WeightRequest(source, ref, tuple(apply_edits(source, [e]) for e in unique.values())))
+    weights = iter(edit_weights(requests, similarity))
+    key_lists = iter(keys)
+    per_sentence: list[list[ErrantCounts]] = []
+    candidates: list[list[Candidate]] = []
+    for hyp, per_ref in zip(hyp_edits, ref_edits):
+        counts, cands = [], []
+        for r, r_edits in enumerate(per_ref):
+            w = dict(zip(next(key_lists), next(weights)))
+            c = weighted_errant_counts(hyp, r_edits, w)
+            counts.append(c)
+            ref_keys = {e.key for e in r_edits}
+            cands.append(Candidate(
+                r,
+                tuple((_as_sys(e), w[e.key], e.key in ref_keys) for e in hyp),
+                tuple((_as_sys(e), w[e.key]) for e in r_edits),
+                (c.tp, c.tp + c.fp, c.tp + c.fn),
+            ))
+        per_sentence.append(counts)
+        candidates.append(cands)
+    fscore = FScore(beta, "errant")
+    agg = fscore.aggregate(per_sentence)
+    sentence_level = variant == "senterrant"
+    chosen = agg.sentence_refs if sentence_level else agg.corpus_refs
+    results = []
+    for cands, counts, k in zip(candidates, per_sentence, chosen):
+        results.append(SentenceResult(k, cands[k].counts, *fscore.prf(counts[k]), tuple(cands)))
+    if sentence_level:
+        n = len(results)
+        p, r, f = (sum(getattr(s, name) for s in results) / n for name in ("precision", "recall", "f"))
+    else:
+        p, r, f = fscore.prf(agg.corpus)
+    return PTResult(variant, p, r, f, tuple(results))
+
+
+def _as_sys(edit: Edit) -> SysEdit:
+    return SysEdit(edit.o_start, edit.o_end, edit.o_str, edit.c_str)
+
+
+# ---------------------------------------------------------------------------------------------------
+# Gold from references, references from gold, output records
+
+
+def default_extractor() -> EditExtractor:
+    """The process-wide ERRANT edit extractor."""
+    from gecscore.edits import get_extractor
+
+    return get_extractor()
+
+
+def gold_from_references(sources: Sequence[str], references: Sequence[Sequence[str]], *,
+                         extractor: EditExtractor | None = None, progress: bool = False
+                         ) -> tuple[list[M2Sentence], list[dict[int, str]]]:
+    """A gold M2 with one annotator per reference (its ERRANT edits) and the references as weighing texts."""
+    extractor = extractor or default_extractor()
+    flat = extractor.extract([s for s, refs in zip(sources, references) for _ in refs],
+                             [r for refs in references for r in refs], progress=progress)
+    edits = iter(flat)
+    gold = [edits_to_m2(source, [next(edits) for _ in refs]) for source, refs in zip(sources, references)]
+    return gold, [dict(enumerate(refs)) for refs in references]
+
+
+def m2_references(gold: Sequence[M2Sentence]) -> list[list[str]]:
+    """Every annotator's corrected sentence, for all annotators of the file (the source where one has no
+    line: the gec-metrics convention), as references for the ERRANT variants."""
+    annotators = sorted({a for block in gold for a in block.annotators})
+    return [[m2_target(block, a) for a in annotators] or [block.source] for block in gold]
+
+
+def sentence_record(sentence: SentenceResult, variant: str) -> dict:
+    """A JSON-friendly record of one sentence: chosen annotator/reference, counts and every edit's weight."""
+    who = "annotator" if variant in ("m2", "sentm2") else "reference"
+
+    def edit(e: SysEdit, weight: float) -> dict:
+        return {"start": e.start, "end": e.end, "orig": e.orig, "corr": e.corr, "weight": weight}
+
+    return {
+        who: sentence.chosen,
+        **dict(zip(("correct", "proposed", "gold"), sentence.counts)),
+        "precision": sentence.precision, "recall": sentence.recall, "f": sentence.f,
+        "candidates": [{
+            who: c.index,
+            **dict(zip(("correct", "proposed", "gold"), c.counts)),
+            "system_edits": [edit(e, w) | {"matched": m} for e, w, m in c.system_edits],
+            "gold_edits": [edit(e, w) for e, w in c.gold_edits],
+        } for c in sentence.candidates],
+    }
+
+
+def signature(variant: str, scorer: str, similarity: Similarity | None, beta: float, max_unchanged_words: int,
+              gold: str) -> str:
+    """The version signature of a PT-M² / PT-ERRANT result."""
+    settings: dict[str, object] = {"variant": variant, "scorer": scorer}
+    if similarity is not None:
+        settings["model"] = getattr(similarity, "model", "custom")
+        settings["layer"] = getattr(similarity, "layer", None)
+    settings["beta"] = float(beta)
+    if variant in ("m2", "sentm2"):
+        settings["max_unchanged_words"] = max_unchanged_words
+    settings["gold"] = gold
+    return make_signature("pt_m2", settings)
