@@ -1,0 +1,342 @@
+"""UOT-ERRANT (Goto, Sakai & Watanabe): ERRANT edits as edit vectors, matched by unbalanced optimal transport.
+
+Orchestration around the pure pieces: ERRANT edits (`gecscore.edits`), edit vectors and transport
+(`gecscore.transport`), counts and reference choice (`gecscore.errant_scoring`). Every text a corpus needs (each
+corrected sentence and each leave-one-out variant, for every system and every reference) is collected first
+and embedded in one encoder call; texts that the encoder's tokenizer maps to the same token ids are embedded
+once and share one vector, so an edit the encoder cannot see (a case-only edit under an uncased model, or an edit
+beyond `max_length`) gets an exactly zero vector, as in the reference implementation.
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
+
+import numpy as np
+from tqdm.auto import tqdm
+
+from gecscore.edits import Edit, get_extractor, tokenize as spacy_tokenize
+from gecscore.errant_scoring import PRF, Counts, FScore, edit_counts, total
+from gecscore.signature import make_signature
+from gecscore.transport import (
+    COST_MODES, MASS_MODES, VECTORIZE_MODES, Transport, check_mode, edit_masses, edit_vectors, transport,
+    typed_transport_counts, variant_texts,
+)
+from gecscore.validation import check_references, check_texts, check_tokenised
+
+if TYPE_CHECKING:
+    from spacy.language import Language
+
+DEFAULT_MODEL = "google/electra-base-discriminator"
+VARIANTS = ("uot", "errant")
+
+
+class DegenerateTransportWarning(UserWarning):
+    """Some transports hit POT's numerical failure modes; their scores follow the reference but are not sound."""
+
+
+@dataclass(frozen=True)
+class UOTConfig:
+    """Every setting of UOT-ERRANT; the defaults are the reference implementation's."""
+
+    model: str = DEFAULT_MODEL
+    beta: float = 0.5
+    reg: float = 0.1
+    reg_m: float = 0.1
+    cost: str = "euclidean"
+    mass: str = "norm"
+    vectorize: str = "ref-remove"
+    max_length: int = 128
+    batch_size: int = 32
+    robust: bool = False
+    variant: str = "uot"
+    tokenize: bool = False
+    device: str | None = None
+
+    def __post_init__(self) -> None:
+        check_mode("variant", self.variant, VARIANTS)
+        check_mode("cost", self.cost, COST_MODES)
+        check_mode("mass", self.mass, MASS_MODES)
+        check_mode("vectorize", self.vectorize, VECTORIZE_MODES)
+        for name in ("reg", "reg_m"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
+                raise ValueError(f"`{name}` must be a number > 0, got {value!r}")
+        for name in ("max_length", "batch_size"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise ValueError(f"`{name}` must be an integer >= 1, got {value!r}")
+        if not isinstance(self.model, str) or not self.model:
+            raise ValueError(f"`model` must be a model id or path, got {self.model!r}")
+        for name in ("robust", "tokenize"):
+            if not isinstance(getattr(self, name), bool):
+                raise TypeError(f"`{name}` must be True or False, got {getattr(self, name)!r}")
+        FScore(self.beta)  # validates beta
+
+    @property
+    def rule(self) -> FScore:
+        """F_β with UOT-ERRANT's zero-division rule (P = 1 if TP+FP == 0), or ERRANT's for `variant='errant'`."""
+        return FScore(self.beta, "denominator" if self.variant == "uot" else "errant")
+
+    @property
+    def f_name(self) -> str:
+        """Output key of the F score, named for β (`f0.5`)."""
+        return f"f{self.beta:g}"
+
+    def signature(self) -> str:
+        """Version signature of this configuration."""
+        settings: dict[str, Any] = {"variant": self.variant, "beta": float(self.beta)}
+        if self.variant == "uot":
+            settings.update(model=self.model, pooling="mean", max_length=self.max_length, vectorize=self.vectorize,
+                            mass=self.mass, cost=self.cost, reg=float(self.reg), reg_m=float(self.reg_m),
+                            solver="sinkhorn_stabilized_unbalanced/kl", robust=self.robust)
+        settings["tokenize"] = "spacy" if self.tokenize else "none"
+        return make_signature("uot_errant", settings)
+
+
+@dataclass(frozen=True)
+class EditSet:
+    """One sentence's edits (towards a hypothesis or a reference) with their vectors' norms and masses."""
+
+    edits: tuple[Edit, ...]
+    vectors: np.ndarray
+    masses: np.ndarray
+
+    @property
+    def norms(self) -> np.ndarray:
+        """L2 norms of the edit vectors (float32)."""
+        return np.linalg.norm(self.vectors, axis=-1) if len(self.edits) else np.zeros(0, np.float32)
+
+
+@dataclass(frozen=True)
+class SentenceResult:
+    """One sentence: counts against each reference, the best reference and its scores."""
+
+    per_ref: list[Counts]
+    chosen_ref: int
+    scores: PRF
+
+    @property
+    def counts(self) -> Counts:
+        """Counts against the chosen reference."""
+        return self.per_ref[self.chosen_ref]
+
+
+@dataclass
+class UOTResult:
+    """Corpus and sentence scores of one system, with everything needed to explain them."""
+
+    config: UOTConfig
+    scores: PRF
+    counts: Counts
+    corpus_refs: list[int]
+    sentences: list[SentenceResult]
+    hyp_sets: list[EditSet]
+    ref_sets: list[list[EditSet]]
+    transports: list[list[Transport | None]]
+    degenerate: list[dict[str, Any]] = field(default_factory=list)
+
+    def as_dict(self, *, sentence_scores: bool = False, alignments: bool = False) -> dict[str, Any]:
+        """Plain-Python result: corpus precision/recall/F (named for β), optional details, the signature."""
+        f_name = self.config.f_name
+        out: dict[str, Any] = {
+            "precision": self.scores.p, "recall": self.scores.r, f_name: self.scores.f,
+            "tp": self.counts.tp, "fp": self.counts.fp, "fn": self.counts.fn,
+        }
+        if self.config.variant == "uot":
+            out["degenerate_sentences"] = self.degenerate
+        if sentence_scores:
+            out["sentence_scores"] = [
+                {"precision": s.scores.p, "recall": s.scores.r, f_name: s.scores.f, "tp": s.counts.tp,
+                 "fp": s.counts.fp, "fn": s.counts.fn, "chosen_ref": s.chosen_ref}
+                for s in self.sentences
+            ]
+        if alignments:
+            out["alignments"] = [self._alignment(i) for i in range(len(self.sentences))]
+        out["signature"] = self.config.signature()
+        return out
+
+    def _alignment(self, i: int) -> dict[str, Any]:
+        hyp = self.hyp_sets[i]
+        refs = []
+        for r, ref in enumerate(self.ref_sets[i]):
+            t = self.transports[i][r]
+            refs.append({
+                "edits": [edit_row(e) for e in ref.edits], "norms": ref.norms.tolist(), "masses": ref.masses.tolist(),
+                "plan": None if t is None else t.plan.tolist(),
+                "issues": [] if t is None else list(t.issues),
+            })
+        return {"hyp_edits": [edit_row(e) for e in hyp.edits], "hyp_norms": hyp.norms.tolist(),
+                "hyp_masses": hyp.masses.tolist(), "references": refs, "chosen_ref": self.sentences[i].chosen_ref}
+
+
+def edit_row(e: Edit) -> list[Any]:
+    """`[o_start, o_end, o_str, c_str, type]` of an edit."""
+    return [e.o_start, e.o_end, e.o_str, e.c_str, e.type]
+
+
+class UOTErrant:
+    """Scores systems with UOT-ERRANT (or plain ERRANT, `variant='errant'`) against shared references."""
+
+    def __init__(self, config: UOTConfig | None = None, *, nlp: Language | None = None, encoder: Any = None,
+                 progress: bool = False, **options: Any) -> None:
+        self.config = config if config is not None else UOTConfig(**options)
+        if config is not None and options:
+            raise TypeError("give either `config` or keyword options, not both")
+        self._nlp = nlp
+        self._encoder = encoder
+        self.progress = progress
+
+    @property
+    def encoder(self) -> Any:
+        """The shared encoder (`gecscore.encoders.Encoder.get`), loaded on first use."""
+        if self._encoder is None:
+            from gecscore.encoders import Encoder
+
+            self._encoder = Encoder.get(self.config.model, device=self.config.device)
+        return self._encoder
+
+    def score(self, sources: Sequence[str], predictions: Sequence[str], references: Sequence[Any]) -> UOTResult:
+        """Score one system; `references` holds one string or a list of strings per example."""
+        return self.score_systems(sources, {"system": predictions}, references)["system"]
+
+    def score_systems(self, sources: Sequence[str], systems: Mapping[str, Sequence[str]],
+                      references: Sequence[Any]) -> dict[str, UOTResult]:
+        """Score several systems on the same sources and references, embedding every distinct text once."""
+        cfg = self.config
+        sources = check_texts("sources", sources)
+        n = len(sources)
+        if not systems:
+            raise ValueError("`systems` is empty; give at least one system's predictions")
+        hyps = {}
+        for name, preds in systems.items():
+            label = "predictions" if len(systems) == 1 else f"predictions of {name!r}"
+            hyps[name] = check_texts(label, preds)
+            if len(hyps[name]) != n:
+                raise ValueError(f"{label} has {len(hyps[name])} sentences but `sources` has {n}")
+        refs = check_references(references, n)
+        sources, hyps, refs = self._prepare_text(sources, hyps, refs)
+
+        extractor = get_extractor(self._nlp)
+        flat_ref_src = [sources[i] for i, rs in enumerate(refs) for _ in rs]
+        flat_ref_edits = iter(extractor.extract(flat_ref_src, [r for rs in refs for r in rs], progress=self.progress))
+        ref_edits = [[next(flat_ref_edits) for _ in rs] for rs in refs]
+        names = list(hyps)
+        all_hyp_edits = extractor.extract(sources * len(names), [h for name in names for h in hyps[name]],
+                                          progress=self.progress)
+        hyp_edits = {name: all_hyp_edits[k * n:(k + 1) * n] for k, name in enumerate(names)}
+
+        if cfg.variant == "errant":
+            return {name: self._errant_result(hyp_edits[name], ref_edits) for name in names}
+
+        sets = [(sources[i], e) for i, rs in enumerate(ref_edits) for e in rs]
+        sets += [(sources[i], e) for name in names for i, e in enumerate(hyp_edits[name])]
+        vectors = self._edit_vectors(sets)
+        cursor = iter(vectors)
+        ref_sets = [[next(cursor) for _ in rs] for rs in ref_edits]
+        return {name: self._uot_result([next(cursor) for _ in range(n)], ref_sets, name) for name in names}
+
+    # ---------------------------------------------------------------------------------------------
+    def _prepare_text(self, sources: list[str], hyps: dict[str, list[str]], refs: list[list[str]]
+                      ) -> tuple[list[str], dict[str, list[str]], list[list[str]]]:
+        """spaCy-tokenise everything (`tokenize=True`) or reject clearly untokenised input."""
+        if self.config.tokenize:
+            nlp = self._nlp
+            return (spacy_tokenize(sources, nlp), {k: spacy_tokenize(v, nlp) for k, v in hyps.items()},
+                    _regroup(spacy_tokenize([r for rs in refs for r in rs], nlp), refs))
+        check_tokenised("sources", sources)
+        for name, preds in hyps.items():
+            check_tokenised("predictions", preds)
+        flat = [r for rs in refs for r in rs]
+        try:
+            check_tokenised("references", flat)
+        except ValueError as error:
+            raise ValueError(f"{error} (index counts references in reading order)") from None
+        return sources, hyps, refs
+
+    def _edit_vectors(self, sets: list[tuple[str, Sequence[Edit]]]) -> list[EditSet]:
+        """Edit vectors and masses of every edit set, from one embedding call over all distinct token sequences."""
+        cfg = self.config
+        texts_per_set = [variant_texts(src, edits, cfg.vectorize) if edits else [] for src, edits in sets]
+        distinct = list(dict.fromkeys(t for texts in texts_per_set for t in texts))
+        rows = {}
+        if distinct:
+            canonical = self._canonical_texts(distinct)
+            unique = list(dict.fromkeys(canonical))
+            embedded = self.encoder.embed(unique, pooling="mean", max_length=cfg.max_length,
+                                          batch_size=cfg.batch_size, progress=self.progress)
+            position = {t: k for k, t in enumerate(unique)}
+            rows = {t: embedded[position[c]] for t, c in zip(distinct, canonical)}
+        out = []
+        for (src, edits), texts in zip(sets, texts_per_set):
+            if not edits:
+                out.append(EditSet((), np.zeros((0, 0), np.float32), np.zeros(0, np.float32)))
+                continue
+            emb = np.stack([rows[t] for t in texts])
+            vectors = edit_vectors(emb[0], emb[1:], cfg.vectorize)
+            out.append(EditSet(tuple(edits), vectors, edit_masses(vectors, cfg.mass)))
+        return out
+
+    def _canonical_texts(self, texts: list[str]) -> list[str]:
+        """For each text, the first text with the same token ids (as the encoder truncates them)."""
+        ids = self.encoder.token_ids(texts, self.config.max_length)
+        first: dict[tuple[int, ...], str] = {}
+        return [first.setdefault(tuple(seq), text) for seq, text in zip(ids, texts)]
+
+    def _uot_result(self, hyp_sets: list[EditSet], ref_sets: list[list[EditSet]], name: str) -> UOTResult:
+        cfg = self.config
+        per_sentence: list[list[Counts]] = []
+        transports: list[list[Transport | None]] = []
+        degenerate: list[dict[str, Any]] = []
+        pairs = zip(hyp_sets, ref_sets)
+        for i, (hyp, refs) in enumerate(tqdm(pairs, total=len(hyp_sets), desc=f"UOT {name}",
+                                             disable=not self.progress, leave=False)):
+            row, row_t = [], []
+            for r, ref in enumerate(refs):
+                t = transport(hyp.vectors, ref.vectors, hyp.masses, ref.masses, cost=cfg.cost, reg=cfg.reg,
+                              reg_m=cfg.reg_m, robust=cfg.robust)
+                row.append(total(typed_transport_counts(hyp.edits, ref.edits, hyp.masses, ref.masses, t).values()))
+                row_t.append(t)
+                if t.issues or t.dropped_hyp or t.dropped_ref:
+                    degenerate.append({"index": i, "reference": r, "issues": list(t.issues),
+                                       "dropped_hyp_edits": list(t.dropped_hyp),
+                                       "dropped_ref_edits": list(t.dropped_ref)})
+            per_sentence.append(row)
+            transports.append(row_t)
+        if cfg.robust:
+            unsound = sorted({d["index"] for d in degenerate if any("non-finite" in x for x in d["issues"])})
+            message = "non-finite transport plans (nothing transported there)"
+        else:
+            unsound = sorted({d["index"] for d in degenerate if d["issues"]})
+            message = ("degenerate transports (zero-mass edits or POT numerical errors); their scores reproduce "
+                       "the reference implementation and can exceed 1. See `degenerate_sentences`, or pass "
+                       "robust=True")
+        if unsound:
+            shown = ", ".join(map(str, unsound[:10])) + (", ..." if len(unsound) > 10 else "")
+            warnings.warn(f"UOT-ERRANT ({name}): {len(unsound)} sentence(s) [{shown}] have {message}.",
+                          DegenerateTransportWarning, stacklevel=3)
+        return self._result(per_sentence, hyp_sets, ref_sets, transports, degenerate)
+
+    def _errant_result(self, hyp_edits: list[list[Edit]], ref_edits: list[list[list[Edit]]]) -> UOTResult:
+        per_sentence = [[edit_counts(h, r) for r in rs] for h, rs in zip(hyp_edits, ref_edits)]
+        empty = np.zeros(0, np.float32)
+        hyp_sets = [EditSet(tuple(h), np.zeros((len(h), 0), np.float32), empty) for h in hyp_edits]
+        ref_sets = [[EditSet(tuple(r), np.zeros((len(r), 0), np.float32), empty) for r in rs] for rs in ref_edits]
+        transports: list[list[Transport | None]] = [[None] * len(rs) for rs in ref_edits]
+        return self._result(per_sentence, hyp_sets, ref_sets, transports, [])
+
+    def _result(self, per_sentence: list[list[Counts]], hyp_sets: list[EditSet], ref_sets: list[list[EditSet]],
+                transports: list[list[Transport | None]], degenerate: list[dict[str, Any]]) -> UOTResult:
+        rule = self.config.rule
+        agg = rule.aggregate(per_sentence)
+        sentences = [SentenceResult(refs, k, rule.prf(refs[k])) for refs, k in zip(per_sentence, agg.sentence_refs)]
+        return UOTResult(self.config, rule.prf(agg.corpus), agg.corpus, agg.corpus_refs, sentences, hyp_sets,
+                         ref_sets, transports, degenerate)
+
+
+def _regroup(flat: list[str], like: list[list[str]]) -> list[list[str]]:
+    """Split `flat` into lists shaped like `like`."""
+    it = iter(flat)
+    return [[next(it) for _ in group] for group in like]
