@@ -426,3 +426,24 @@ def test_impara_adapter_is_lazy_and_cached(tiny_modernbert, tmp_path):
     assert all(0.0 < v < 1.0 for v in a.metric_scores.values())  # mean of sigmoids
     with pytest.raises(TypeError, match="unknown option"):
         get_metric("impara-ged", variant="impara")
+
+
+@pytest.mark.parametrize("name,module,options", [
+    ("cleme2", "gecscore.cleme_eval", {"weighting": "none"}),
+    ("cleme2", "gecscore.cleme_eval", {"weighting": "none", "level": "sentence", "assumption": "independent"}),
+    ("cleme", "gecscore.cleme_eval", {}),
+    ("uot-errant", "gecscore.uot", {"model": "tiny_electra"}),
+    ("pt-m2", "gecscore.pt_m2", {"model": "tiny_bert", "layer": 2}),
+    ("pt-errant", "gecscore.pt_m2", {"model": "tiny_bert", "layer": 2}),
+])
+def test_our_metrics_plug_in_by_name(request, name, module, options):
+    """Each metric core runs through the meta-evaluation by name; a perfect system (A = the references) wins."""
+    pytest.importorskip(module)
+    from gecscore.meta_eval import get_metric, meta_evaluate
+
+    options = {k: str(request.getfixturevalue(v)) if k == "model" else v for k, v in options.items()}
+    metric = get_metric(name, **options)
+    assert metric.name == name and all(metric.settings()[k] == v for k, v in options.items())
+    result = meta_evaluate(metric, _toy_data(), system_set="all", aggregation="default", window=None)
+    assert result.sentence["toy"].total == 4
+    assert result.metric_scores["A"] == max(result.metric_scores.values())

@@ -157,20 +157,21 @@ class ErrantBaseline:
 
 class CoreAdapter:
     """A metric core built from options only when something must be scored, so a fully cached run never loads
-    a model. `settings()` are the core's constructor defaults overridden by the options."""
+    a model. `spec`'s parameters are the allowed options and their defaults (`settings()`, the cache key);
+    `build(**options)` makes the core (default: `spec` itself); `score(core, options, sources, hypotheses,
+    references, gold_m2, progress)` returns `SystemScores`."""
 
-    def __init__(self, name: str, build: Callable[..., Any], score: Callable[..., SystemScores],
-                 options: dict[str, Any], *, fixed: dict[str, Any] | None = None) -> None:
-        allowed = [p for p in inspect.signature(build).parameters if p not in (fixed or {})]
-        _check_options(name, options, allowed)
-        defaults = {
-            p.name: p.default for p in inspect.signature(build).parameters.values()
-            if p.default is not inspect.Parameter.empty
-        }
+    def __init__(self, name: str, options: dict[str, Any], *, spec: Callable[..., Any],
+                 score: Callable[..., SystemScores], build: Callable[..., Any] | None = None,
+                 fixed: dict[str, Any] | None = None) -> None:
+        fixed = fixed or {}
+        parameters = inspect.signature(spec).parameters
+        _check_options(name, options, [p for p in parameters if p not in fixed])
+        defaults = {p.name: p.default for p in parameters.values() if p.default is not inspect.Parameter.empty}
         self.name = name
-        self._build = build
+        self._build = build or spec
         self._score = score
-        self._options = {**defaults, **(fixed or {}), **options}
+        self._options = {**defaults, **fixed, **options}
         self._core: Any = None
 
     def settings(self) -> dict[str, Any]:
@@ -182,20 +183,111 @@ class CoreAdapter:
         """Build the core once, then score."""
         if self._core is None:
             self._core = self._build(**self._options)
-        return self._score(self._core, sources, hypotheses, references, gold_m2, progress)
+        return self._score(self._core, self._options, sources, hypotheses, references, gold_m2, progress)
 
 
 def _impara(variant: str) -> Callable[..., SentenceMetric]:
     """IMPARA-GED (`impara-ged`) or IMPARA (`impara`) from `gecscore.impara`; `-o model=PATH` picks the QE model
     (`embedded` is the bundled MiniLM QE). Reference-free: the default aggregation is the mean."""
-    def score(core: Any, sources: Sequence[str], hypotheses: Sequence[str], references: Any, gold: Any,
-              progress: bool) -> SystemScores:
-        return SystemScores([float(x) for x in core.score(sources, hypotheses, progress=progress).sentence_scores])
+    def score(core: Any, options: dict, sources: Sequence[str], hypotheses: Sequence[str], references: Any,
+              gold: Any, progress: bool) -> SystemScores:
+        return core.score_system(sources, hypotheses, progress=progress)
 
     def build(**options: Any) -> SentenceMetric:
         from ..impara import Impara
 
-        return CoreAdapter(variant.replace("_", "-"), Impara, score, options, fixed={"variant": variant})
+        return CoreAdapter(variant.replace("_", "-"), options, spec=Impara, score=score, fixed={"variant": variant})
+    return build
+
+
+def _uot_errant(**options: Any) -> SentenceMetric:
+    """UOT-ERRANT from `gecscore.uot` (options: the fields of `UOTConfig`); sentence F with the best reference,
+    corpus F of the greedy accumulation."""
+    from ..uot import UOTConfig, UOTErrant
+
+    def score(core: Any, opts: dict, sources: Sequence[str], hypotheses: Sequence[str],
+              references: Sequence[Sequence[str]], gold: Any, progress: bool) -> SystemScores:
+        result = core.score(sources, hypotheses, references)
+        return SystemScores([s.scores.f for s in result.sentences], result.scores.f)
+
+    return CoreAdapter("uot-errant", options, spec=UOTConfig, score=score,
+                       build=lambda **o: UOTErrant(UOTConfig(**o)))
+
+
+def _pt_settings(model: str = "bert-base-uncased", layer: int | None = None, device: str | None = None,
+                 beta: float = 0.5, base: str = "sentm2", max_unchanged_words: int = 2) -> dict[str, Any]:
+    """PT-M2 / PT-ERRANT options (BERTScore model and layer, β, which base gives the corpus score)."""
+    return {"model": model, "layer": layer, "device": device, "beta": beta, "base": base,
+            "max_unchanged_words": max_unchanged_words}
+
+
+def _pt_m2(**options: Any) -> SentenceMetric:
+    """PT-M² from `gecscore.pt_m2`: sentence scores are sentence PT-M² F (best annotator); the corpus score is
+    the mean (`base=sentm2`, the recommended PT-M²) or corpus PT-M² (`base=m2`). Needs a gold M2 (the
+    reference set's own, else built from the raw references with ERRANT)."""
+    def score(core: dict, opts: dict, sources: Sequence[str], hypotheses: Sequence[str],
+              references: Sequence[Sequence[str]], gold: Any, progress: bool) -> SystemScores:
+        from ..pt_m2 import BERTScoreSimilarity, score_m2
+
+        if core["base"] not in ("sentm2", "m2"):
+            raise ValueError(f"pt-m2 option `base` must be 'sentm2' or 'm2', got {core['base']!r}")
+        gold = list(gold) if gold is not None else _m2_from_references(sources, references, progress)
+        similarity = BERTScoreSimilarity(core["model"], layer=core["layer"], device=core["device"])
+        common = dict(similarity=similarity, beta=core["beta"], max_unchanged_words=core["max_unchanged_words"],
+                      progress=progress)
+        sent = score_m2(sources, hypotheses, gold, variant="sentm2", **common)
+        corpus = sent.f if core["base"] == "sentm2" else score_m2(sources, hypotheses, gold, variant="m2", **common).f
+        return SystemScores([s.f for s in sent.sentences], corpus)
+
+    return CoreAdapter("pt-m2", options, spec=_pt_settings, score=score)
+
+
+def _pt_errant(**options: Any) -> SentenceMetric:
+    """PT-ERRANT (gec-metrics) from `gecscore.pt_m2`: sentence F with the best reference; corpus F of the greedy
+    accumulation (`base=errant`, default) or the sentence mean (`base=senterrant`)."""
+    def score(core: dict, opts: dict, sources: Sequence[str], hypotheses: Sequence[str],
+              references: Sequence[Sequence[str]], gold: Any, progress: bool) -> SystemScores:
+        from ..edits import get_extractor
+        from ..pt_m2 import BERTScoreSimilarity, score_errant
+
+        if core["base"] not in ("errant", "senterrant"):
+            raise ValueError(f"pt-errant option `base` must be 'errant' or 'senterrant', got {core['base']!r}")
+        similarity = BERTScoreSimilarity(core["model"], layer=core["layer"], device=core["device"])
+        common = dict(extractor=get_extractor(), similarity=similarity, beta=core["beta"], progress=progress)
+        sent = score_errant(sources, hypotheses, references, variant="senterrant", **common)
+        corpus = sent.f if core["base"] == "senterrant" else \
+            score_errant(sources, hypotheses, references, variant="errant", **common).f
+        return SystemScores([s.f for s in sent.sentences], corpus)
+
+    def spec(model: str = "bert-base-uncased", layer: int | None = None, device: str | None = None,
+             beta: float = 0.5, base: str = "errant") -> dict[str, Any]:
+        return {"model": model, "layer": layer, "device": device, "beta": beta, "base": base}
+
+    return CoreAdapter("pt-errant", options, spec=spec, score=score)
+
+
+def _cleme(variant: str) -> Callable[..., SentenceMetric]:
+    """CLEME2.0 (`cleme2`) or CLEME (`cleme`) from `gecscore.cleme_eval` (options: `ClemeConfig` fields).
+    Sentence scores come from the sentence level (`alpha` default: the sentence factors); the corpus score
+    from `level` (corpus: CLEME2.0 / CLEME, sentence: SentCLEME2.0 / SentCLEME). Model-free with
+    `weighting=none` (CLEME2.0 unweighted) or `length` (CLEME's default)."""
+    def score(core: Any, opts: dict, sources: Sequence[str], hypotheses: Sequence[str],
+              references: Sequence[Sequence[str]], gold: Any, progress: bool) -> SystemScores:
+        from ..cleme_eval import cleme_score
+
+        settings = {k: v for k, v in opts.items() if k != "level"}
+        if settings.get("alpha") is not None:
+            settings["alpha"] = tuple(settings["alpha"])
+        sent = cleme_score(sources, hypotheses, references, sentences=True, progress=progress, level="sentence",
+                           **settings)
+        corpus = sent["score"] if opts["level"] == "sentence" else \
+            cleme_score(sources, hypotheses, references, progress=progress, level="corpus", **settings)["score"]
+        return SystemScores([float(s["score"]) for s in sent["sentences"]], float(corpus))
+
+    def build(**options: Any) -> SentenceMetric:
+        from ..cleme_eval import ClemeConfig
+
+        return CoreAdapter(variant, options, spec=ClemeConfig, score=score, fixed={"variant": variant})
     return build
 
 
@@ -214,4 +306,9 @@ BUILTIN: dict[str, Callable[..., SentenceMetric]] = {
     "sentm2": _factory(M2Baseline, "sentm2", ("beta", "max_unchanged_words"), sentence_average=True),
     "impara-ged": _impara("impara_ged"),
     "impara": _impara("impara"),
+    "uot-errant": _uot_errant,
+    "pt-m2": _pt_m2,
+    "pt-errant": _pt_errant,
+    "cleme2": _cleme("cleme2"),
+    "cleme": _cleme("cleme"),
 }
