@@ -125,7 +125,7 @@ def test_bert_auto_is_mean_wrapper_and_cls_is_native(tiny_bert_qe):
 
 def test_truncation_at_max_length(tiny_bert_qe):
     qe = QualityEstimator.load(str(tiny_bert_qe))
-    long_a = "the cat " * 200
+    long_a = "the cat " * 100  # 202 tokens with [CLS] and [SEP]
     long_b = long_a + "dog dog dog"
     a, b = qe.logits([long_a, long_b], max_length=128)
     assert a == pytest.approx(b, abs=1e-6)
@@ -219,6 +219,8 @@ def test_evaluate_module_offline(tiny_modernbert):
 def test_evaluate_module_bad_input(tiny_modernbert, tiny_bert):
     metric = evaluate.load(METRIC, model=str(tiny_modernbert))
     with pytest.raises(ValueError, match="`predictions` is empty"):
+        metric.compute(sources=["a"], predictions=[])
+    with pytest.raises(ValueError, match="is empty"):
         metric.compute(sources=[], predictions=[])
     with pytest.raises(TypeError, match=r"`predictions\[1\]` must be a string"):
         metric.compute(sources=["a", "b"], predictions=["a", 3])

@@ -144,6 +144,21 @@ def test_stage_refuses_other_options(tmp_path):
         Stage(tmp_path, "QE", {"lr": 2e-5})
 
 
+def test_more_epochs_continue_and_fewer_stop(tiny_bert, tmp_path):
+    from dataclasses import replace
+
+    out = tmp_path / "qe"
+    one = QEOptions(epochs=1, batch_size=3, lr=1e-3, train_layers=1)
+    train_qe(PAIRS, PAIRS[:2], out, init_model=str(tiny_bert), options=one, progress=False)
+    train_qe(PAIRS, PAIRS[:2], out, init_model=str(tiny_bert), options=replace(one, epochs=2), progress=False)
+    state = json.loads((out / "state.json").read_text())
+    assert state["epochs_done"] == 2 and state["finished"] and len(state["history"]) == 2
+    best = train_qe(PAIRS, PAIRS[:2], out, init_model=str(tiny_bert), options=one, progress=False)
+    assert best == out / "best" and json.loads((out / "state.json").read_text())["epochs_done"] == 2
+    with pytest.raises(ValueError, match="lr differ"):
+        train_qe(PAIRS, PAIRS[:2], out, init_model=str(tiny_bert), options=replace(one, lr=1.0), progress=False)
+
+
 def test_freeze_lower_layers(tiny_bert):
     from transformers import AutoModelForSequenceClassification
 

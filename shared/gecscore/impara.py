@@ -26,6 +26,7 @@ from typing import Any, Sequence
 import numpy as np
 from tqdm.auto import tqdm
 
+from gecscore.encoders import resolve_model, select_device
 from gecscore.signature import make_signature
 from gecscore.validation import check_same_length, check_texts
 
@@ -180,14 +181,6 @@ def batched_rows(tokenizer: Any, texts: Sequence[str], forward: Any, *, device: 
 # Model loading and batched scoring
 
 
-def _device(device: str | None) -> str:
-    import torch
-
-    if device is None:
-        return "cuda" if torch.cuda.is_available() else "cpu"
-    return str(device)
-
-
 class QualityEstimator:
     """A loaded single-logit quality estimator with its tokenizer and resolved pooling."""
 
@@ -197,7 +190,7 @@ class QualityEstimator:
 
         self.name = name
         self.revision = revision
-        self.device = _device(device)
+        self.device = select_device(device)
         if fp16 and not self.device.startswith("cuda"):
             raise ValueError(f"fp16=True needs a CUDA device; the quality estimator would run on {self.device!r}")
         self.dtype = torch.float16 if fp16 else torch.float32
@@ -210,7 +203,7 @@ class QualityEstimator:
     def load(cls, name_or_path: str = DEFAULT_MODEL, *, pooling: str = "auto", device: str | None = None,
              fp16: bool = False, revision: str | None = None) -> "QualityEstimator":
         """Load (once per process) a checkpoint, `"embedded"` (the bundled MiniLM QE) or an encoder alias."""
-        key = (name_or_path, pooling, _device(device), fp16, revision)
+        key = (name_or_path, pooling, select_device(device), fp16, revision)
         if key not in _MODELS:
             if name_or_path == EMBEDDED:
                 from gecscore.impara_embedded import load_embedded
@@ -243,7 +236,7 @@ def _from_pretrained(name_or_path: str, revision: str | None) -> tuple[Any, Any]
     """`AutoModelForSequenceClassification` + tokenizer, with clear errors for offline use and wrong heads."""
     from transformers import AutoConfig, AutoModelForSequenceClassification, AutoTokenizer
 
-    path = resolve_model_path(name_or_path)
+    path = resolve_model(name_or_path)
     try:
         config = AutoConfig.from_pretrained(path, revision=revision)
         check_single_logit(config, name_or_path)
@@ -259,15 +252,6 @@ def _from_pretrained(name_or_path: str, revision: str | None) -> tuple[Any, Any]
         ) from error
     check_single_logit(model.config, name_or_path, info.get("missing_keys", ()))
     return model, tokenizer
-
-
-def resolve_model_path(name_or_path: str) -> str:
-    """Encoder aliases such as 'minilm' map to local paths (gecscore.encoders); anything else is unchanged."""
-    try:
-        from gecscore.encoders import resolve_model
-    except ImportError:
-        return name_or_path
-    return resolve_model(name_or_path)
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -304,7 +288,6 @@ class Impara:
         if variant == "impara" and pooling == "auto":
             pooling = "cls"
         self.variant = variant
-        self.name = variant
         self.max_length = max_length
         self.batch_size = batch_size
         self.device = device
@@ -341,13 +324,6 @@ class Impara:
             similarity = self.similarity(sources, predictions, progress=progress)
             sentence = threshold_scores(quality, similarity, self.threshold)
         return ImparaResult(sentence, quality, similarity, self.signature())
-
-    def score_system(self, sources: Sequence[str], hypotheses: Sequence[str], references: Any = None, *,
-                     gold_m2: Any = None, progress: bool = False) -> Any:
-        """Sentence scores of one system for `gecscore.meta_eval` (references and gold M2 are not used)."""
-        from gecscore.meta_eval.metrics import SystemScores
-
-        return SystemScores([float(x) for x in self.score(sources, hypotheses, progress=progress).sentence_scores])
 
     def similarity(self, sources: Sequence[str], predictions: Sequence[str], *, progress: bool = False) -> np.ndarray:
         """IMPARA's similarity estimator: cosine of masked-mean-pooled last-layer states (special tokens in)."""

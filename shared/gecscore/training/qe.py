@@ -15,11 +15,12 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Sequence
 
-from gecscore.impara import POOLING_CONFIG_KEY, pooled_logits, resolve_model_path
+from gecscore.encoders import resolve_model, select_device
+from gecscore.impara import POOLING_CONFIG_KEY, pooled_logits
 from gecscore.training.corpora import Pair
 from gecscore.training.ged import GEDOptions, train_ged
 from gecscore.training.qe_data import QEPair, encoder_embedder, make_qe_pairs, read_pairs, write_pairs
-from gecscore.training.runs import FitConfig, Stage, fit, freeze_lower_layers, set_seed, training_device
+from gecscore.training.runs import FitConfig, Stage, fit, freeze_lower_layers, set_seed
 
 
 @dataclass(frozen=True)
@@ -76,8 +77,8 @@ def train_qe(train: Sequence[QEPair], dev: Sequence[QEPair], out_dir: str | Path
     if stage.finished:
         return stage.best_dir
     set_seed(options.seed)
-    device = training_device(device)
-    path = resolve_model_path(str(init_model))
+    device = select_device(device)
+    path = resolve_model(str(init_model))
     tokenizer = AutoTokenizer.from_pretrained(path)
     config = AutoConfig.from_pretrained(path)
     config.id2label, config.label2id = {0: "QUALITY"}, {"QUALITY": 0}
@@ -122,7 +123,7 @@ def build_pairs(out_dir: Path, corpora: dict[str, Sequence[Pair]], impact_model:
         path = stage.dir / f"pairs.{split}.tsv"
         if not path.exists():
             if embed is None:
-                embed = encoder_embedder(resolve_model_path(str(impact_model)), max_length=max_length,
+                embed = encoder_embedder(str(impact_model), max_length=max_length,
                                          batch_size=batch_size, device=device, progress=progress)
             write_pairs(path, make_qe_pairs(pairs, embed, n_try=options.n_try, max_pairs=limits[split],
                                             seed=options.seed, extractor=extractor, progress=progress))
@@ -145,7 +146,7 @@ def train_impara(train: Sequence[Pair], dev: Sequence[Pair], out_dir: str | Path
         raise ValueError("seeds must name at least one seed")
     if len(seeds) > 1 and devtest is None:
         raise ValueError("choosing among several seeds needs a `devtest` corpus")
-    device_name = training_device(device)
+    device_name = select_device(device)
     init = str(model)
     if ged is not None:
         init = str(train_ged(train, dev, out / "ged", model=model, options=ged, device=device_name,

@@ -17,7 +17,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from gecscore.edits import Edit, apply_edits
-from gecscore.impara import batched_rows, cosine_rows, masked_mean
+from gecscore.impara import cosine_rows
 from gecscore.training.corpora import Pair
 
 QEPair = tuple[str, str]  # (worse, better)
@@ -69,21 +69,16 @@ def sentence_pairs(source: str, edits: Sequence[Edit], impacts: np.ndarray, n_tr
     return pairs
 
 
-def encoder_embedder(model_path: str, *, max_length: int = 128, batch_size: int = 32, device: str = "cpu",
+def encoder_embedder(model: str, *, max_length: int = 128, batch_size: int = 32, device: str | None = None,
                      progress: bool = False) -> Any:
-    """`embed(texts) -> (N, H)`: masked mean of the last hidden states of the encoder at `model_path`."""
-    from transformers import AutoModel, AutoTokenizer
+    """`embed(texts) -> (N, H)`: masked mean of the last hidden states of `model` (through `gecscore.encoders`)."""
+    from gecscore.encoders import Encoder
 
-    tokenizer = AutoTokenizer.from_pretrained(model_path)
-    model = AutoModel.from_pretrained(model_path).to(device).eval()
-
-    def forward(input_ids: Any, attention_mask: Any) -> Any:
-        hidden = model(input_ids=input_ids, attention_mask=attention_mask).last_hidden_state
-        return masked_mean(hidden, attention_mask)
+    encoder = Encoder.get(model, device=device)
 
     def embed(texts: Sequence[str]) -> np.ndarray:
-        return batched_rows(tokenizer, texts, forward, device=device, max_length=max_length, batch_size=batch_size,
-                            progress=progress, desc="edit impacts")
+        return encoder.embed(list(texts), pooling="mean", max_length=max_length, batch_size=batch_size,
+                             progress=progress)
 
     return embed
 

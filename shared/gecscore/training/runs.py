@@ -2,7 +2,9 @@
 
 A stage directory holds `options.json` (what it was started with), `state.json` (epochs done, history, best
 score), `last/` (the model after the latest epoch plus `optimizer.pt`) and `best/` (the best model on the dev set).
-Running a finished stage again does nothing; running an unfinished one continues after its last saved epoch. The
+Running a finished stage again does nothing; running an unfinished one continues after its last saved epoch. Only
+the number of epochs may change between runs: more continues training, fewer (or as many as are done) stops with
+the best of the epochs done; any other change of options is an error. The
 shuffling order and dropout of epoch *e* are seeded with `seed + e`, so a resumed run equals an uninterrupted one.
 """
 
@@ -26,13 +28,6 @@ def set_seed(seed: int) -> None:
     random.seed(seed)
     np.random.seed(seed % 2**32)
     torch.manual_seed(seed)
-
-
-def training_device(device: str | None) -> str:
-    """`device`, or CUDA when available, else CPU."""
-    import torch
-
-    return device or ("cuda" if torch.cuda.is_available() else "cpu")
 
 
 def encoder_layers(model: Any) -> Sequence[Any]:
@@ -91,14 +86,17 @@ class Stage:
         saved = self.dir / "options.json"
         if saved.exists():
             before = json.loads(saved.read_text())
-            if before != self.options:
-                changed = sorted(k for k in set(before) | set(self.options) if before.get(k) != self.options.get(k))
+            changed = sorted(k for k in set(before) | set(self.options) if before.get(k) != self.options.get(k))
+            if set(changed) - {"epochs"}:
                 raise ValueError(
                     f"{self.dir} holds a {name} stage started with other options ({', '.join(changed)} differ); "
                     "use a new output directory or the original options"
                 )
-        else:
-            saved.write_text(json.dumps(self.options, indent=2) + "\n")
+            if changed:  # a new number of epochs: continue training, or stop at the epochs already done
+                state = self.load_state()
+                state.finished = state.epochs_done >= self.options["epochs"]
+                self.save_state(state)
+        saved.write_text(json.dumps(self.options, indent=2) + "\n")
 
     @property
     def best_dir(self) -> Path:
@@ -176,7 +174,9 @@ def fit(stage: Stage, model: Any, tokenizer: Any, *, lengths: Sequence[int],
     import torch
 
     state = stage.load_state()
-    if state.finished:
+    if state.finished or state.epochs_done >= config.epochs:
+        state.finished = True
+        stage.save_state(state)
         return stage.best_dir
     if config.epochs < 1:
         raise ValueError(f"epochs must be >= 1, got {config.epochs}")
