@@ -77,6 +77,7 @@ Examples:
     ...                      predictions=["He goes to school .", "I like it ."], gold_m2=gold)
     >>> out["f0.5"], out["precision"], out["recall"]
     (0.5, 1.0, 0.5)
+
 """
 
 
