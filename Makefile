@@ -36,7 +36,7 @@ spaces: $(STAMP)
 	$(PY) -m gecscore.spaces_build --out build/spaces
 
 benchmarks: $(STAMP)
-	$(PY) benchmarks/run_all.py
+	set -e; for f in benchmarks/bench_*.py; do echo "== $$f"; $(PY) $$f; done
 
 clean:
 	rm -rf build .pytest_cache
