@@ -170,6 +170,15 @@ class LevelResult:
 Key = Callable[[ChunkCounts, ChunkCounts], tuple]
 
 
+def _first_best(keys: Sequence[tuple]) -> int:
+    """Index of the largest key; a later key must be strictly larger to win (the first wins ties)."""
+    best = 0
+    for r, k in enumerate(keys):
+        if k > keys[best]:
+            best = r
+    return best
+
+
 def greedy_choice(per_sentence: Sequence[Sequence[ChunkCounts]], key: Key) -> tuple[list[int], ChunkCounts]:
     """Pick references sentence by sentence, maximising `key(running total, candidate)`; first wins ties."""
     total = ChunkCounts()
@@ -177,11 +186,7 @@ def greedy_choice(per_sentence: Sequence[Sequence[ChunkCounts]], key: Key) -> tu
     for i, refs in enumerate(per_sentence):
         if not refs:
             raise ValueError(f"sentence {i} has no reference")
-        best, best_key = 0, None
-        for r, counts in enumerate(refs):
-            k = key(total, counts)
-            if best_key is None or k > best_key:
-                best, best_key = r, k
+        best = _first_best([key(total, c) for c in refs])
         chosen.append(best)
         total = total + refs[best]
     return chosen, total
@@ -190,17 +195,10 @@ def greedy_choice(per_sentence: Sequence[Sequence[ChunkCounts]], key: Key) -> tu
 def best_per_sentence(per_sentence: Sequence[Sequence[ChunkCounts]],
                       key: Callable[[ChunkCounts], tuple]) -> list[int]:
     """Index of the best reference of each sentence under `key`; first wins ties."""
-    chosen = []
     for i, refs in enumerate(per_sentence):
         if not refs:
             raise ValueError(f"sentence {i} has no reference")
-        best, best_key = 0, None
-        for r, counts in enumerate(refs):
-            k = key(counts)
-            if best_key is None or k > best_key:
-                best, best_key = r, k
-        chosen.append(best)
-    return chosen
+    return [_first_best([key(c) for c in refs]) for refs in per_sentence]
 
 
 def _sum(counts: Sequence[ChunkCounts]) -> ChunkCounts:
@@ -208,6 +206,42 @@ def _sum(counts: Sequence[ChunkCounts]) -> ChunkCounts:
     for c in counts:
         total = total + c
     return total
+
+
+class _Levels:
+    """Corpus- and sentence-level aggregation shared by HEUO and PRF (`SCORE` names the main indicator)."""
+
+    SCORE = ""
+    MEANS: tuple[str, ...] = ()
+
+    def indicators(self, c: ChunkCounts) -> dict[str, float]:
+        raise NotImplementedError
+
+    def sentence_key(self, v: dict[str, float]) -> tuple:
+        """How the references of one sentence compare (larger is better)."""
+        raise NotImplementedError
+
+    def round_means(self, values: dict[str, float]) -> dict[str, float]:
+        """Hook for rounding the sentence-level means."""
+        return values
+
+    def corpus(self, per_sentence: Sequence[Sequence[ChunkCounts]]) -> LevelResult:
+        """Greedy corpus choice on `[score(total + this), tp, -fp, -fn, tn]`; indicators of the total."""
+        def key(total: ChunkCounts, c: ChunkCounts) -> tuple:
+            return (self.indicators(total + c)[self.SCORE], c.tp, -c.fp, -c.fn, c.tn)
+
+        chosen, total = greedy_choice(per_sentence, key)
+        values = self.indicators(total)
+        per = [self.indicators(refs[r]) for refs, r in zip(per_sentence, chosen)]
+        return LevelResult(values[self.SCORE], values, chosen, total, per)
+
+    def sentence(self, per_sentence: Sequence[Sequence[ChunkCounts]]) -> LevelResult:
+        """Best reference per sentence on `sentence_key`; means of the sentence indicators."""
+        chosen = best_per_sentence(per_sentence, lambda c: self.sentence_key(self.indicators(c)))
+        per = [self.indicators(refs[r]) for refs, r in zip(per_sentence, chosen)]
+        values = self.round_means({name: float(np.mean([v[name] for v in per])) for name in self.MEANS})
+        total = _sum([refs[r] for refs, r in zip(per_sentence, chosen)])
+        return LevelResult(values[self.SCORE], values, chosen, total, per)
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -231,10 +265,15 @@ def check_alpha(alpha: Sequence[float]) -> tuple[float, float, float, float]:
 
 
 @dataclass(frozen=True)
-class HEUO:
-    """CLEME2.0's hit / err / und / ove indicators and their weighted combination `com`."""
+class HEUO(_Levels):
+    """CLEME2.0's hit / err / und / ove indicators and their weighted combination `com`.
+
+    Sentence level compares references on `[com, hit, -err, -und, -ove]`.
+    """
 
     alpha: tuple[float, float, float, float] = ALPHA_CORPUS
+    SCORE = "com"
+    MEANS = ("com", "hit", "err", "und", "ove")
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "alpha", check_alpha(self.alpha))
@@ -251,27 +290,8 @@ class HEUO:
         com = a_hit * hit + a_err * (1 - err) + a_und * (1 - und) + a_ove * (1 - ove)
         return {"com": com, "hit": hit, "err": err, "und": und, "ove": ove}
 
-    def corpus(self, per_sentence: Sequence[Sequence[ChunkCounts]]) -> LevelResult:
-        """Greedy corpus choice on `[com(total + this), tp, -fp, -fn, tn]`; indicators of the total."""
-        def key(total: ChunkCounts, c: ChunkCounts) -> tuple:
-            return (self.indicators(total + c)["com"], c.tp, -c.fp, -c.fn, c.tn)
-
-        chosen, total = greedy_choice(per_sentence, key)
-        values = self.indicators(total)
-        per = [self.indicators(refs[r]) for refs, r in zip(per_sentence, chosen)]
-        return LevelResult(values["com"], values, chosen, total, per)
-
-    def sentence(self, per_sentence: Sequence[Sequence[ChunkCounts]]) -> LevelResult:
-        """Best reference per sentence on `[com, hit, -err, -und, -ove]`; means of the indicators."""
-        def key(c: ChunkCounts) -> tuple:
-            v = self.indicators(c)
-            return (v["com"], v["hit"], -v["err"], -v["und"], -v["ove"])
-
-        chosen = best_per_sentence(per_sentence, key)
-        per = [self.indicators(refs[r]) for refs, r in zip(per_sentence, chosen)]
-        values = {name: float(np.mean([v[name] for v in per])) for name in ("com", "hit", "err", "und", "ove")}
-        total = _sum([refs[r] for refs, r in zip(per_sentence, chosen)])
-        return LevelResult(values["com"], values, chosen, total, per)
+    def sentence_key(self, v: dict[str, float]) -> tuple:
+        return (v["com"], v["hit"], -v["err"], -v["und"], -v["ove"])
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -279,11 +299,17 @@ class HEUO:
 
 
 @dataclass(frozen=True)
-class PRF:
-    """CLEME v1's precision, recall, F_β and accuracy (each rounded to 4 decimals, as the reference)."""
+class PRF(_Levels):
+    """CLEME v1's precision, recall, F_β and accuracy (each rounded to 4 decimals, as the reference).
+
+    Sentence level compares references on `[F, P, R, Acc]` (2025 code) or `[F, P, R, -Acc]` (2023 release);
+    the 2023 release also rounds the means to 4 decimals.
+    """
 
     beta: float = 0.5
     release: Release = "2023"
+    SCORE = "f"
+    MEANS = ("f", "p", "r", "acc")
 
     def __post_init__(self) -> None:
         if not isinstance(self.beta, (int, float)) or isinstance(self.beta, bool) or not self.beta > 0:
@@ -302,31 +328,8 @@ class PRF:
         acc = float(tp + tn) / n if n else 0.0
         return {"f": round(f, 4), "p": round(p, 4), "r": round(r, 4), "acc": round(acc, 4)}
 
-    def corpus(self, per_sentence: Sequence[Sequence[ChunkCounts]]) -> LevelResult:
-        """Greedy corpus choice on `[F(total + this), tp, -fp, -fn, tn]`; indicators of the total."""
-        def key(total: ChunkCounts, c: ChunkCounts) -> tuple:
-            return (self.indicators(total + c)["f"], c.tp, -c.fp, -c.fn, c.tn)
+    def sentence_key(self, v: dict[str, float]) -> tuple:
+        return (v["f"], v["p"], v["r"], -v["acc"] if self.release == "2023" else v["acc"])
 
-        chosen, total = greedy_choice(per_sentence, key)
-        values = self.indicators(total)
-        per = [self.indicators(refs[r]) for refs, r in zip(per_sentence, chosen)]
-        return LevelResult(values["f"], values, chosen, total, per)
-
-    def sentence(self, per_sentence: Sequence[Sequence[ChunkCounts]]) -> LevelResult:
-        """Best reference per sentence on `[F, P, R, Acc]` (2025) or `[F, P, R, -Acc]` (2023); mean F.
-
-        The 2023 release rounds the means to 4 decimals, the 2025 code does not.
-        """
-        sign = -1.0 if self.release == "2023" else 1.0
-
-        def key(c: ChunkCounts) -> tuple:
-            v = self.indicators(c)
-            return (v["f"], v["p"], v["r"], sign * v["acc"])
-
-        chosen = best_per_sentence(per_sentence, key)
-        per = [self.indicators(refs[r]) for refs, r in zip(per_sentence, chosen)]
-        values = {name: float(np.mean([v[name] for v in per])) for name in ("f", "p", "r", "acc")}
-        if self.release == "2023":
-            values = {name: round(v, 4) for name, v in values.items()}
-        total = _sum([refs[r] for refs, r in zip(per_sentence, chosen)])
-        return LevelResult(values["f"], values, chosen, total, per)
+    def round_means(self, values: dict[str, float]) -> dict[str, float]:
+        return {name: round(v, 4) for name, v in values.items()} if self.release == "2023" else values
