@@ -1,0 +1,104 @@
+"""UOT-ERRANT: ERRANT edits as edit vectors, matched by unbalanced optimal transport (gecscore)."""
+
+import evaluate
+from gecscore.evaluate_module import GECMetric
+from gecscore.evaluate_module import text_features
+from gecscore.uot import UOTConfig
+from gecscore.uot import UOTErrant
+
+_CITATION = """\
+@article{goto-etal-2026-uot-errant,
+    title = "Grammatical Error Correction Evaluation by Optimally Transporting Edit Representation",
+    author = "Goto, Takumi and Sakai, Yusuke and Watanabe, Taro",
+    journal = "Transactions of the Association for Computational Linguistics",
+    year = "2026",
+    url = "https://arxiv.org/abs/2602.05419",
+}
+"""
+
+_DESCRIPTION = """\
+UOT-ERRANT extracts ERRANT edits from the source to the hypothesis and to each reference, turns every edit into an
+edit vector (the change of a mean-pooled sentence embedding when the edit is removed from the corrected sentence),
+and transports the hypothesis edit vectors onto the reference edit vectors with unbalanced optimal transport
+(masses = vector norms, Euclidean cost, POT's stabilised Sinkhorn, reg = reg_m = 0.1). Transported mass is the true
+positive score, mass left at the hypothesis the false positives, mass missing at the reference the false negatives;
+precision, recall and F0.5 follow, with ERRANT's best reference per sentence and greedy reference choice per corpus.
+Defaults are the reference implementation's (encoder google/electra-base-discriminator). `variant="errant"` gives
+plain ERRANT F0.5 from the same edits. Inputs are whitespace-tokenised sentences (or raw text with tokenize=True).
+Higher is better.
+"""
+
+_KWARGS_DESCRIPTION = """
+Args:
+    sources (list of str): whitespace-tokenised source sentences.
+    predictions (list of str): whitespace-tokenised corrected sentences, one per source.
+    references (list of str or list of list of str): one or more references per source (counts may differ).
+    model (str): encoder id or local path (default google/electra-base-discriminator; "minilm" = the PyPI MiniLM).
+    variant (str): "uot" (default) or "errant" (plain ERRANT F-beta, no encoder).
+    beta (float): F-beta weight of recall (default 0.5); the output key is named for it ("f0.5").
+    vectorize (str): "ref-remove" (default) or "src-add".
+    mass (str): "norm" (default) or "uniform".
+    cost (str): "euclidean" (default) or "cosine".
+    reg (float): entropic regularisation (default 0.1).
+    reg_m (float): marginal relaxation (default 0.1).
+    max_length (int): tokens per sentence for the encoder (default 128).
+    batch_size (int): sentences per forward pass (default 32).
+    device (str): "cpu", "cuda", ... (default: cuda when available).
+    robust (bool): take zero-mass edits out of the transport and cap transported mass at the available mass, so
+        that every score is finite and in [0, 1] (default False: the reference's behaviour).
+    tokenize (bool): tokenise raw text with spaCy first (default False).
+    return_sentence_scores (bool): also return per-sentence scores (default False).
+    return_alignments (bool): also return edits, vector norms and transport plans per sentence (default False).
+    progress (bool): show progress bars.
+Returns:
+    precision, recall (float): corpus level, usually in [0, 1] but above 1 is possible (see the card).
+    f0.5 (float): corpus F-beta (key named for beta).
+    tp, fp, fn (float): the corpus counts (transported / untransported mass).
+    degenerate_sentences (list of dict): transports with zero-mass edits or POT numerical errors (variant uot).
+    sentence_scores (list of dict): per sentence precision, recall, F, counts and chosen reference, on request.
+    alignments (list of dict): per sentence edits, norms, masses and the plan against every reference, on request.
+    signature (str): the versions and settings that produced the score.
+Examples:
+    >>> import evaluate
+    >>> uot = evaluate.load("metrics/uot_errant", model="minilm")
+    >>> out = uot.compute(sources=["I has a apple ."], predictions=["I have a apple ."],
+    ...                   references=[["I have an apple .", "I had an apple ."]])
+    >>> round(out["f0.5"], 3)
+    0.729
+    >>> errant = evaluate.load("metrics/uot_errant", variant="errant")
+    >>> errant.compute(sources=["He go to school yesterday ."], predictions=["He went to school yesterday ."],
+    ...                references=["He went to school yesterday ."])["f0.5"]
+    1.0
+
+"""
+
+
+@evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
+class UotErrant(GECMetric):
+    """UOT-ERRANT (and plain ERRANT) as an evaluate metric."""
+
+    DEFAULTS = {
+        **{name: getattr(UOTConfig, name) for name in (
+            "model", "variant", "beta", "vectorize", "mass", "cost", "reg", "reg_m", "max_length", "batch_size",
+            "device", "robust", "tokenize")},
+        "return_sentence_scores": False, "return_alignments": False, "progress": False,
+    }
+    REFERENCE_BASED = True
+
+    def _info(self):
+        return evaluate.MetricInfo(
+            description=_DESCRIPTION,
+            citation=_CITATION,
+            inputs_description=_KWARGS_DESCRIPTION,
+            features=text_features(with_references=True),
+            codebase_urls=["https://github.com/gotutiyan/uot-errant"],
+            reference_urls=["https://arxiv.org/abs/2602.05419"],
+            license="Apache-2.0",
+        )
+
+    def _compute(self, sources, predictions, references=None, **kwargs):
+        opts = self.options(kwargs)
+        extra = ("return_sentence_scores", "return_alignments", "progress")
+        config = UOTConfig(**{k: v for k, v in opts.items() if k not in extra})
+        result = UOTErrant(config, progress=opts["progress"]).score(sources, predictions, references)
+        return result.as_dict(sentence_scores=opts["return_sentence_scores"], alignments=opts["return_alignments"])
