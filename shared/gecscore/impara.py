@@ -325,6 +325,13 @@ class Impara:
             sentence = threshold_scores(quality, similarity, self.threshold)
         return ImparaResult(sentence, quality, similarity, self.signature())
 
+    def score_system(self, sources: Sequence[str], hypotheses: Sequence[str], references: Any = None, *,
+                     gold_m2: Any = None, progress: bool = False) -> Any:
+        """Sentence scores of one system as `gecscore.meta_eval.SystemScores` (references are not used)."""
+        from gecscore.meta_eval.metrics import SystemScores
+
+        return SystemScores([float(x) for x in self.score(sources, hypotheses, progress=progress).sentence_scores])
+
     def similarity(self, sources: Sequence[str], predictions: Sequence[str], *, progress: bool = False) -> np.ndarray:
         """IMPARA's similarity estimator: cosine of masked-mean-pooled last-layer states (special tokens in)."""
         from gecscore.encoders import Encoder
