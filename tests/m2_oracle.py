@@ -23,9 +23,10 @@ def _steps(src: list[str], hyp: list[str], sub_cost: int) -> dict:
     for i in range(1, n + 1):
         for j in range(1, m + 1):
             same = src[i - 1] == hyp[j - 1]
+            diagonal = ("noop", i - 1, i, src[i - 1], hyp[j - 1], 1) if same else \
+                ("sub", i - 1, i, src[i - 1], hyp[j - 1], 0)
             options = [
-                (d[i - 1][j - 1] + (0 if same else sub_cost), (i - 1, j - 1),
-                 ("noop", i - 1, i, src[i - 1], hyp[j - 1], 1) if same else ("sub", i - 1, i, src[i - 1], hyp[j - 1], 0)),
+                (d[i - 1][j - 1] + (0 if same else sub_cost), (i - 1, j - 1), diagonal),
                 (d[i - 1][j] + 1, (i - 1, j), ("del", i - 1, i, src[i - 1], "", 0)),
                 (d[i][j - 1] + 1, (i, j - 1), ("ins", i, i, "", hyp[j - 1], 0)),
             ]

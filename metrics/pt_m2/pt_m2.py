@@ -58,6 +58,8 @@ Args:
     max_unchanged_words (int): M2 lattice: unchanged words an edit may span (default 2).
     sentence_scores (bool): also return the F-beta of every sentence (default False).
     return_edits (bool): also return, per sentence, the edits and weights of every annotator (default False).
+    tokenize (bool): spaCy-tokenise raw predictions (and, without `gold_m2`, sources and references) first;
+        otherwise clearly untokenised text is an error (default False).
     device (str, optional): "cpu", "cuda", ... (default: cuda when available).
     progress (bool): show progress bars.
 Returns:
@@ -88,7 +90,7 @@ class PtM2(GECMetric):
     DEFAULTS = {
         "variant": "sentm2", "scorer": "bertscore", "model": "bert-base-uncased", "layer": None, "beta": 0.5,
         "max_unchanged_words": 2, "gold_m2": None, "sentence_scores": False, "return_edits": False,
-        "device": None, "progress": False,
+        "tokenize": False, "device": None, "progress": False,
     }
     REFERENCE_BASED = True
 
@@ -131,6 +133,8 @@ class PtM2(GECMetric):
             raise ValueError("pass `references` (corrected sentences) or `gold_m2` (an M2 annotation)")
         if gold is not None and len(gold) != len(sources):
             raise ValueError(f"`gold_m2` has {len(gold)} sentences but there are {len(sources)} predictions")
+        sources, predictions, references = pt_m2.prepare_text(
+            list(sources), list(predictions), references, tokenize=opts["tokenize"], gold_given=gold is not None)
         similarity = None
         if scorer == "bertscore":
             similarity = pt_m2.BERTScoreSimilarity(opts["model"], layer=opts["layer"], device=opts["device"])

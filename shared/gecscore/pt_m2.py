@@ -30,7 +30,7 @@ if TYPE_CHECKING:
 
 Variant = Literal["sentm2", "m2", "errant", "senterrant"]
 VARIANTS: tuple[str, ...] = ("sentm2", "m2", "errant", "senterrant")
-SENTENCE_LEVEL = frozenset({"sentm2", "senterrant"})
+
 
 class Similarity(Protocol):
     """F1 of each candidate against the reference at the same position, and which texts it cannot tell apart."""
@@ -325,6 +325,29 @@ def _as_sys(edit: Edit) -> SysEdit:
 
 # ---------------------------------------------------------------------------------------------------
 # Gold from references, references from gold, output records
+
+
+def prepare_text(sources: list[str], predictions: list[str], references: list[list[str]], *, tokenize: bool,
+                 gold_given: bool) -> tuple[list[str], list[str], list[list[str]]]:
+    """spaCy-tokenise (`tokenize=True`; sources and references only when no gold M2 fixes the tokens) or
+    reject clearly untokenised input."""
+    from gecscore.edits import tokenize as spacy_tokenize
+    from gecscore.validation import check_tokenised
+
+    if tokenize:
+        predictions = spacy_tokenize(predictions)
+        if not gold_given:
+            sources = spacy_tokenize(sources)
+            flat = iter(spacy_tokenize([r for refs in references for r in refs]))
+            references = [[next(flat) for _ in refs] for refs in references]
+        return sources, predictions, references
+    check_tokenised("sources", sources)
+    check_tokenised("predictions", predictions)
+    try:
+        check_tokenised("references", [r for refs in references for r in refs])
+    except ValueError as error:
+        raise ValueError(f"{error} (index counts references in reading order)") from None
+    return sources, predictions, references
 
 
 def default_extractor() -> EditExtractor:
