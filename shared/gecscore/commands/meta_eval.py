@@ -24,8 +24,8 @@ def register(subparsers: Any) -> None:
                     "print Pearson/Spearman against the human scores, sentence-level pairwise accuracy/Kendall and "
                     "window correlations. Sentence scores are cached, so another --aggregation costs nothing.",
     )
-    parser.add_argument("--metric", required=True,
-                        help="metric name: errant, senterrant, m2, sentm2 or one of our metrics (an unknown name lists them)")
+    parser.add_argument("--metric", required=True, help="metric: errant, senterrant, m2, sentm2, uot-errant, pt-m2, "
+                                                        "pt-errant, cleme2, cleme, impara-ged, impara")
     parser.add_argument("-o", "--metric-option", action="append", default=[], metavar="KEY=VALUE",
                         help="metric option (repeatable); VALUE is read as JSON when it parses, else as a string")
     parser.add_argument("--dataset", required=True, choices=DATASETS)

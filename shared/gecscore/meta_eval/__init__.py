@@ -18,7 +18,8 @@ from .runner import MetaEvalResult, meta_evaluate, score_systems
 __all__ = [
     "AGGREGATIONS", "GJG15_SYSTEMS", "GMEG_SYSTEMS", "SEEDA_SYSTEMS", "SEEDA_SYSTEM_SETS", "Correlation",
     "MetaEvalData", "MetaEvalResult", "PairwiseAgreement", "RankingItem", "ScoreCache", "SentenceMetric",
-    "SystemScores", "WindowCorrelation", "aggregate_scores", "available_metrics", "correlate_systems", "default_cache_dir",
+    "SystemScores", "WindowCorrelation", "aggregate_scores", "available_metrics", "correlate_systems",
+    "default_cache_dir",
     "expected_wins", "get_metric", "human_pairs", "load_dataset", "load_gjg15", "load_gmeg", "load_seeda",
     "meta_evaluate", "pairwise_outcomes", "register_metric", "score_systems", "sentence_agreement",
     "system_correlation", "trueskill_scores", "window_correlations",

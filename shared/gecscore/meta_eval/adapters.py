@@ -36,9 +36,9 @@ def _m2_from_references(sources: Sequence[str], references: Sequence[Sequence[st
     return out
 
 
-# M² and SentM² need the same per-sentence counts: keep the last few systems' counts in-process.
+# M² and SentM² need the same per-sentence counts (CLEME and SentCLEME the same sentence run): memoise a few.
 _M2_COUNTS: dict[str, list] = {}
-_M2_COUNTS_SIZE = 32
+_MEMO_SIZE = 32
 
 
 def _m2_counts(sources: Sequence[str], hypotheses: Sequence[str], gold: Sequence[M2Sentence],
@@ -60,7 +60,7 @@ def _m2_counts(sources: Sequence[str], hypotheses: Sequence[str], gold: Sequence
         per_annotator = extract_edits(source.split(), hypothesis.split(), gold_edits(block),
                                       max_unchanged_words=max_unchanged_words)
         counts.append([a.counts() for a in per_annotator])
-    if len(_M2_COUNTS) >= _M2_COUNTS_SIZE:
+    if len(_M2_COUNTS) >= _MEMO_SIZE:
         _M2_COUNTS.pop(next(iter(_M2_COUNTS)))
     _M2_COUNTS[key] = counts
     return counts
@@ -266,6 +266,9 @@ def _pt_errant(**options: Any) -> SentenceMetric:
     return CoreAdapter("pt-errant", options, spec=spec, score=score)
 
 
+_CLEME_SENTENCE_RUNS: dict[str, dict] = {}
+
+
 def _cleme(variant: str) -> Callable[..., SentenceMetric]:
     """CLEME2.0 (`cleme2`) or CLEME (`cleme`) from `gecscore.cleme_eval` (options: `ClemeConfig` fields).
     Sentence scores come from the sentence level (`alpha` default: the sentence factors); the corpus score
@@ -278,8 +281,14 @@ def _cleme(variant: str) -> Callable[..., SentenceMetric]:
         settings = {k: v for k, v in opts.items() if k != "level"}
         if settings.get("alpha") is not None:
             settings["alpha"] = tuple(settings["alpha"])
-        sent = cleme_score(sources, hypotheses, references, sentences=True, progress=progress, level="sentence",
-                           **settings)
+        # The sentence-level run does not depend on `level`: CLEME and SentCLEME share it in-process.
+        key = hashlib.sha256(json.dumps([settings, list(sources), list(hypotheses), [list(r) for r in references]],
+                                        ensure_ascii=False, default=str).encode("utf-8")).hexdigest()
+        sent = _CLEME_SENTENCE_RUNS.pop(key, None) or cleme_score(
+            sources, hypotheses, references, sentences=True, progress=progress, level="sentence", **settings)
+        _CLEME_SENTENCE_RUNS[key] = sent
+        if len(_CLEME_SENTENCE_RUNS) > _MEMO_SIZE:
+            _CLEME_SENTENCE_RUNS.pop(next(iter(_CLEME_SENTENCE_RUNS)))
         corpus = sent["score"] if opts["level"] == "sentence" else \
             cleme_score(sources, hypotheses, references, progress=progress, level="corpus", **settings)["score"]
         return SystemScores([float(s["score"]) for s in sent["sentences"]], float(corpus))

@@ -65,10 +65,13 @@ GMEG_DOMAINS = ("wiki", "fce")
 #: `official-pt-m2` is PT-M2's/CLEME's (a missing annotator 1 gives annotator 0's correction).
 CONLL_REFERENCE_SETS = ("official", "official-pt-m2", "e-minimal", "e-fluency", "ne-minimal", "ne-fluency")
 _SN8_FILES = {
-    "e-minimal": ("expert_annotations/expert_minimal/expert_minimalA", "expert_annotations/expert_minimal/expert_minimalB"),
-    "e-fluency": ("expert_annotations/expert_fluency/expert_fluencyA", "expert_annotations/expert_fluency/expert_fluencyB"),
-    "ne-minimal": ("turker_annotations/turkers_minimal/turker_minimalA", "turker_annotations/turkers_minimal/turker_minimalB"),
-    "ne-fluency": ("turker_annotations/turkers_fluency/turker_fluencyA", "turker_annotations/turkers_fluency/turker_fluencyB"),
+    name: tuple(f"{folder}/{stem}{annotator}" for annotator in "AB")
+    for name, folder, stem in (
+        ("e-minimal", "expert_annotations/expert_minimal", "expert_minimal"),
+        ("e-fluency", "expert_annotations/expert_fluency", "expert_fluency"),
+        ("ne-minimal", "turker_annotations/turkers_minimal", "turker_minimal"),
+        ("ne-fluency", "turker_annotations/turkers_fluency", "turker_fluency"),
+    )
 }
 # SEEDA's REF-M and REF-F are SN-8GEC's expert annotator A, so on SEEDA only annotator B can be a reference.
 _SEEDA_SN8_ANNOTATORS = {"e-minimal": (1,), "e-fluency": (1,), "ne-minimal": (0, 1), "ne-fluency": (0, 1)}
@@ -112,7 +115,7 @@ class MetaEvalData:
         if len(position) != len(sentences) or not all(0 <= i < len(self.sources) for i in sentences):
             raise ValueError(f"sentences must be distinct indices below {len(self.sources)}")
         judgments = {
-            name: [RankingItem(position[it.sentence], it.annotator, it.ranks) for it in items if it.sentence in position]
+            name: [RankingItem(position[i.sentence], i.annotator, i.ranks) for i in items if i.sentence in position]
             for name, items in self.judgments.items()
         }
         return MetaEvalData(

@@ -6,7 +6,8 @@ Sources (the same ones gec-metrics' `prepare_meta_eval.sh` and gotutiyan/uot-err
 - SEEDA: `git clone https://github.com/tmu-nlp/SEEDA` → `DIR/SEEDA/{outputs,scores,data}`.
 - CoNLL-2014 test data (NUS): `conll14st-test-data.tar.gz`, `noalt/official-2014.combined.m2`
   → `DIR/CoNLL-2014/PT-M2/data/reference.m2` (the official combined M2, 1312 sentences).
-- CoNLL-2014 official submissions (NUS): `official_submissions.tar.gz` → `DIR/GJG15/data/original/official_submissions/`
+- CoNLL-2014 official submissions (NUS): `official_submissions.tar.gz`
+  → `DIR/GJG15/data/original/official_submissions/`
   (INPUT is written from the M2's `S` lines, as gec-metrics does).
 - GJG15 judgments: `grammatical/evaluation` `data/judgments.xml` → `DIR/GJG15/data/judgments.xml`.
 - GJG15 human scores as Chollampatt & Ng (2018) ship them: `git clone https://github.com/nusnlp/gecmetrics`

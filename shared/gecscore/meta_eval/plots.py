@@ -17,17 +17,11 @@ def _pyplot():
     return plt
 
 
-def scatter_plot(path: str | Path, metric: Mapping[str, float], human: Mapping[str, float], systems: Sequence[str],
-                 *, metric_label: str = "metric", human_label: str = "human", title: str = "") -> Path:
-    """Scatter of human (x) against metric (y) system scores, each point labelled with its system."""
+def _finish(fig, ax, path: str | Path, xlabel: str, ylabel: str, title: str) -> Path:
+    """Labels, grid, tight layout, PNG file; closes the figure."""
     plt = _pyplot()
-    fig, ax = plt.subplots(figsize=(6, 4.5))
-    xs, ys = [human[s] for s in systems], [metric[s] for s in systems]
-    ax.scatter(xs, ys)
-    for name, x, y in zip(systems, xs, ys):
-        ax.annotate(name, (x, y), textcoords="offset points", xytext=(3, 3), fontsize=8)
-    ax.set_xlabel(human_label)
-    ax.set_ylabel(metric_label)
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
     if title:
         ax.set_title(title)
     ax.grid(alpha=0.3)
@@ -37,6 +31,18 @@ def scatter_plot(path: str | Path, metric: Mapping[str, float], human: Mapping[s
     fig.savefig(path, format="png")
     plt.close(fig)
     return path
+
+
+def scatter_plot(path: str | Path, metric: Mapping[str, float], human: Mapping[str, float], systems: Sequence[str],
+                 *, metric_label: str = "metric", human_label: str = "human", title: str = "") -> Path:
+    """Scatter of human (x) against metric (y) system scores, each point labelled with its system."""
+    plt = _pyplot()
+    fig, ax = plt.subplots(figsize=(6, 4.5))
+    xs, ys = [human[s] for s in systems], [metric[s] for s in systems]
+    ax.scatter(xs, ys)
+    for name, x, y in zip(systems, xs, ys):
+        ax.annotate(name, (x, y), textcoords="offset points", xytext=(3, 3), fontsize=8)
+    return _finish(fig, ax, path, human_label, metric_label, title)
 
 
 def window_plot(path: str | Path, windows: Sequence[WindowCorrelation], *, title: str = "") -> Path:
@@ -48,15 +54,5 @@ def window_plot(path: str | Path, windows: Sequence[WindowCorrelation], *, title
     ax.plot(labels, [w.spearman for w in windows], marker="s", label="Spearman")
     ax.axhline(0.0, color="grey", linewidth=0.8)
     ax.set_ylim(-1.05, 1.05)
-    ax.set_xlabel("systems ranked by human score (window)")
-    ax.set_ylabel("correlation")
-    if title:
-        ax.set_title(title)
     ax.legend()
-    ax.grid(alpha=0.3)
-    fig.tight_layout()
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, format="png")
-    plt.close(fig)
-    return path
+    return _finish(fig, ax, path, "systems ranked by human score (window)", "correlation", title)

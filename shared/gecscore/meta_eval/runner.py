@@ -98,7 +98,8 @@ def meta_evaluate(metric: SentenceMetric, data: MetaEvalData, *, system_set: str
     }
     windows = {}
     if window is not None and len(systems) >= window:
-        windows = {name: window_correlations(metric_scores, human, systems, window) for name, human in data.human.items()}
+        windows = {name: window_correlations(metric_scores, human, systems, window)
+                   for name, human in data.human.items()}
     return MetaEvalResult(
         metric=metric.name, signature=make_signature(metric.name, metric.settings()), dataset=data.dataset,
         reference_set=data.reference_set, system_set=system_set, aggregation=aggregation, systems=list(systems),
