@@ -140,6 +140,9 @@ def test_scorer_result_and_signature(tiny_modernbert):
     assert np.allclose(result.sentence_scores, sigmoid(scorer.qe.logits(TEXTS[:3])))
     assert result.similarity is None
     assert "impara_ged|" in result.signature and "pooling:native" in result.signature
+    system = scorer.score_system(["x"] * 3, TEXTS[:3])  # the meta_eval adapter's entry point
+    assert system.sentence == [float(x) for x in result.sentence_scores] and system.system == pytest.approx(
+        result.score)
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -254,16 +257,21 @@ def test_embedded_model_scores_offline():
     assert 0.0 < bad < good < 1.0
 
 
+def _script_examples() -> str:
+    spec = importlib.util.spec_from_file_location("impara_ged_script", Path(METRIC) / "impara_ged.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module._KWARGS_DESCRIPTION
+
+
 @pytest.mark.real_model
 @pytest.mark.parametrize("document", ["README.md", "impara_ged.py"])
 def test_card_and_script_doctests(document, monkeypatch):
     if not _embedded_available():
         pytest.fail("the embedded QE asset or the PyPI MiniLM is missing")
     monkeypatch.chdir(REPO)
-    path = REPO / "metrics" / "impara_ged" / document
-    text = path.read_text(encoding="utf-8")
-    parser = doctest.DocTestParser()
-    test = parser.get_doctest(text, {}, document, str(path), 0)
+    text = (Path(METRIC) / "README.md").read_text(encoding="utf-8") if document == "README.md" else _script_examples()
+    test = doctest.DocTestParser().get_doctest(text, {}, document, document, 0)
     assert test.examples, f"{document} has no doctest examples"
     runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
     runner.run(test)
