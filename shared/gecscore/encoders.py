@@ -122,8 +122,9 @@ class Encoder:
     def token_ids(self, texts: Sequence[str], max_length: int | None = None) -> list[list[int]]:
         """Token ids with special tokens, truncated to `max_length` (default: the model's limit, at most 512)."""
         limit = self._limit(max_length)
-        return [self.tokenizer(text, add_special_tokens=True, truncation=True, max_length=limit)["input_ids"]
-                for text in texts]
+        if not texts:
+            return []
+        return list(self.tokenizer(list(texts), add_special_tokens=True, truncation=True, max_length=limit)["input_ids"])
 
     def clear_cache(self) -> None:
         """Forget all cached outputs."""
