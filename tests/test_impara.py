@@ -183,6 +183,16 @@ def test_resolve_pooling_rejects_bad_saved_value(tiny_bert_qe):
         del qe.model.config.gecscore_pooling
 
 
+def test_auto_pooling_in_the_impara_variant(tiny_bert_qe, tmp_path):
+    import json
+
+    assert Impara(str(tiny_bert_qe), variant="impara").qe.pooling == "cls"
+    trained = build_tiny_model(tmp_path / "trained", "bert", num_labels=1)
+    config = json.loads((trained / "config.json").read_text())
+    (trained / "config.json").write_text(json.dumps({**config, "gecscore_pooling": "mean_wrapper"}))
+    assert Impara(str(trained), variant="impara").qe.pooling == "mean_wrapper"
+
+
 # ---------------------------------------------------------------------------------------------------
 # original IMPARA (similarity filter through gecscore.encoders)
 

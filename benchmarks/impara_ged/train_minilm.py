@@ -66,8 +66,8 @@ def main() -> None:
     qe = QEOptions(epochs=args.qe_epochs, lr=args.qe_lr, train_layers=args.train_layers)
     pairs = PairOptions(max_train=args.train_pairs, max_dev=args.dev_pairs, max_devtest=0)
     args.out.mkdir(parents=True, exist_ok=True)
-    summary = {"model": model, "train_specs": JFLEG_TRAIN + CWEB_TRAIN, "cweb_sentences": len(cweb), "dev_specs": DEV, "train_sentences": len(train),
-               "dev_sentences": len(dev), "conll14_overlap": leaks, "ged": ged.__dict__, "qe": qe.__dict__,
+    summary = {"model": model, "train_specs": JFLEG_TRAIN + CWEB_TRAIN, "cweb_sentences": len(cweb),
+               "dev_specs": DEV, "train_sentences": len(train), "dev_sentences": len(dev), "conll14_overlap": leaks, "ged": ged.__dict__, "qe": qe.__dict__,
                "pairs": pairs.__dict__}
     for name, ged_options in (("ged_qe", ged), ("qe_only", None)):
         if args.only not in (None, name):

@@ -15,7 +15,7 @@ Pooling (spec §5.3, the open question of what `pooling='mean'` means):
 * ``"cls"``: the first token (the original IMPARA's BERT regressor, i.e. the checkpoint's native head with
   first-token pooling).
 * ``"auto"``: ModernBERT classifiers run natively (A); a checkpoint trained by gecscore uses the pooling saved in
-  its config; any other encoder checkpoint uses the mean wrapper (B).
+  its config; any other encoder checkpoint uses the mean wrapper (B), or the first token in the IMPARA variant.
 """
 
 from __future__ import annotations
@@ -93,8 +93,11 @@ def masked_mean(hidden: Any, mask: Any) -> Any:
     return (hidden * mask).sum(dim=1) / mask.sum(dim=1).clamp(min=1.0)
 
 
-def resolve_pooling(model: Any, pooling: str) -> str:
-    """The concrete pooling ('native', 'mean_wrapper' or 'cls') for `model` (see the module docstring)."""
+def resolve_pooling(model: Any, pooling: str, fallback: str = "mean_wrapper") -> str:
+    """The concrete pooling ('native', 'mean_wrapper' or 'cls') for `model` (see the module docstring).
+
+    `fallback` is what "auto" gives a non-ModernBERT checkpoint without a saved pooling (IMPARA: 'cls').
+    """
     if pooling not in POOLINGS:
         raise ValueError(f"pooling must be one of {POOLINGS}, got {pooling!r}")
     if pooling != "auto":
@@ -107,7 +110,7 @@ def resolve_pooling(model: Any, pooling: str) -> str:
         return saved
     if config.model_type == "modernbert":
         return "native"
-    return "mean_wrapper"
+    return fallback
 
 
 def pooled_logits(model: Any, input_ids: Any, attention_mask: Any, pooling: str) -> Any:
@@ -185,7 +188,7 @@ class QualityEstimator:
     """A loaded single-logit quality estimator with its tokenizer and resolved pooling."""
 
     def __init__(self, model: Any, tokenizer: Any, *, name: str, pooling: str = "auto", device: str | None = None,
-                 fp16: bool = False, revision: str | None = None) -> None:
+                 fp16: bool = False, revision: str | None = None, auto_fallback: str = "mean_wrapper") -> None:
         import torch
 
         self.name = name
@@ -196,14 +199,15 @@ class QualityEstimator:
         self.dtype = torch.float16 if fp16 else torch.float32
         self.model = model.to(device=self.device, dtype=self.dtype).eval()
         self.tokenizer = tokenizer
-        self.pooling = resolve_pooling(model, pooling)
+        self.pooling = resolve_pooling(model, pooling, auto_fallback)
         self.forward_count = 0
 
     @classmethod
     def load(cls, name_or_path: str = DEFAULT_MODEL, *, pooling: str = "auto", device: str | None = None,
-             fp16: bool = False, revision: str | None = None) -> "QualityEstimator":
+             fp16: bool = False, revision: str | None = None,
+             auto_fallback: str = "mean_wrapper") -> "QualityEstimator":
         """Load (once per process) a checkpoint, `"embedded"` (the bundled MiniLM QE) or an encoder alias."""
-        key = (name_or_path, pooling, select_device(device), fp16, revision)
+        key = (name_or_path, pooling, select_device(device), fp16, revision, auto_fallback)
         if key not in _MODELS:
             if name_or_path == EMBEDDED:
                 from gecscore.impara_embedded import load_embedded
@@ -212,7 +216,7 @@ class QualityEstimator:
             else:
                 model, tokenizer = _from_pretrained(name_or_path, revision)
             _MODELS[key] = cls(model, tokenizer, name=name_or_path, pooling=pooling, device=device, fp16=fp16,
-                               revision=revision)
+                               revision=revision, auto_fallback=auto_fallback)
         return _MODELS[key]
 
     def logits(self, texts: Sequence[str], *, max_length: int = 128, batch_size: int = 32,
@@ -285,8 +289,6 @@ class Impara:
             raise ValueError(f"max_length must be >= 2, got {max_length}")
         if model is None:
             model = DEFAULT_MODEL if variant == "impara_ged" else IMPARA_QE_MODEL
-        if variant == "impara" and pooling == "auto":
-            pooling = "cls"
         self.variant = variant
         self.max_length = max_length
         self.batch_size = batch_size
@@ -294,7 +296,8 @@ class Impara:
         self.fp16 = fp16
         self.se_model = se_model
         self.threshold = float(threshold)
-        self.qe = QualityEstimator.load(model, pooling=pooling, device=device, fp16=fp16, revision=revision)
+        self.qe = QualityEstimator.load(model, pooling=pooling, device=device, fp16=fp16, revision=revision,
+                                        auto_fallback="cls" if variant == "impara" else "mean_wrapper")
 
     def settings(self) -> dict[str, Any]:
         """Everything that determines the scores, in signature order."""

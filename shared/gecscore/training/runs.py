@@ -208,7 +208,8 @@ def fit(stage: Stage, model: Any, tokenizer: Any, *, lengths: Sequence[int],
         record = {"epoch": epoch + 1, "train_loss": total / max(len(batches), 1), **metrics}
         state.history.append(record)
         score = metrics[key]
-        better = state.best_score is None or (score > state.best_score if higher_is_better else score < state.best_score)
+        better = state.best_score is None or (
+            score > state.best_score if higher_is_better else score < state.best_score)
         if better:
             state.best_score, state.best_epoch = score, epoch + 1
             _save_model(model, tokenizer, stage.best_dir, {"score.json": record})
