@@ -373,8 +373,7 @@ def test_pt_errant_minilm_golden_parity(golden, shared_data, nlp, minilm, system
 # ---------------------------------------------------------------------------------------------------
 # The metric card
 
-@pytest.mark.real_model
-@pytest.mark.parametrize("document", ["README.md", "pt_m2.py"])
+@pytest.mark.parametrize("document", [pytest.param("README.md", marks=pytest.mark.real_model), "pt_m2.py"])
 def test_card_and_script_doctests(document, monkeypatch):
     monkeypatch.chdir(REPO)
     path = REPO / "metrics" / "pt_m2" / document
