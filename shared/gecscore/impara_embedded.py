@@ -75,6 +75,7 @@ def load_embedded(asset_dir: str | Path = ASSET_DIR, *, base_dir: str | Path | N
     import torch
     from safetensors.torch import load_file
     from transformers import AutoConfig, AutoTokenizer, BertForSequenceClassification
+    from transformers.utils import logging as transformers_logging
 
     from gecscore.impara import POOLING_CONFIG_KEY
 
@@ -92,11 +93,13 @@ def load_embedded(asset_dir: str | Path = ASSET_DIR, *, base_dir: str | Path | N
     config.id2label, config.label2id = {0: "QUALITY"}, {"QUALITY": 0}
     config.problem_type = "regression"
     setattr(config, POOLING_CONFIG_KEY, meta["pooling"])
-    model = BertForSequenceClassification.from_pretrained(base_dir, config=config)
-    delta = {name: tensor.to(torch.float32) for name, tensor in load_file(str(asset / WEIGHTS)).items()}
-    unexpected = model.load_state_dict(delta, strict=False).unexpected_keys
-    if unexpected:
-        raise ValueError(f"the embedded QE stores parameters the model lacks: {unexpected}")
-    if not {"classifier.weight", "classifier.bias"} <= set(delta):
-        raise ValueError("the embedded QE lacks its classification head")
+    model = BertForSequenceClassification(config)
+    weights = {f"{model.base_model_prefix}.{name}": tensor
+               for name, tensor in load_file(str(base_dir / "model.safetensors")).items()}
+    weights.update({name: tensor.to(torch.float32) for name, tensor in load_file(str(asset / WEIGHTS)).items()})
+    result = model.load_state_dict(weights, strict=False)
+    missing = [k for k in result.missing_keys if not k.endswith("position_ids")]
+    unexpected = [k for k in result.unexpected_keys if not k.endswith("position_ids")]
+    if missing or unexpected:
+        raise ValueError(f"the embedded QE does not fit MiniLM: missing {missing}, unexpected {unexpected}")
     return model.eval(), AutoTokenizer.from_pretrained(base_dir)
