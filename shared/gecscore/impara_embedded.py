@@ -75,7 +75,6 @@ def load_embedded(asset_dir: str | Path = ASSET_DIR, *, base_dir: str | Path | N
     import torch
     from safetensors.torch import load_file
     from transformers import AutoConfig, AutoTokenizer, BertForSequenceClassification
-    from transformers.utils import logging as transformers_logging
 
     from gecscore.impara import POOLING_CONFIG_KEY
 
