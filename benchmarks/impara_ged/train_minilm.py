@@ -41,7 +41,7 @@ def main() -> None:
     parser.add_argument("--data", type=Path, default=DATA)
     parser.add_argument("--cweb-sentences", type=int, default=1250, help="CWEB sentences added to all of JFLEG dev")
     parser.add_argument("--max-unchanged", type=int, default=250, help="at most this many unchanged CWEB sentences")
-    parser.add_argument("--ged-epochs", type=int, default=5)
+    parser.add_argument("--ged-epochs", type=int, default=3)
     parser.add_argument("--qe-epochs", type=int, default=2)
     parser.add_argument("--train-pairs", type=int, default=800)
     parser.add_argument("--dev-pairs", type=int, default=200)
