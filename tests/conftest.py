@@ -133,3 +133,19 @@ def _isolated_hf_home(tmp_path_factory, monkeypatch):
     home = tmp_path_factory.getbasetemp() / "hf_home"
     monkeypatch.setenv("HF_HOME", str(home))
     monkeypatch.setenv("HF_MODULES_CACHE", str(home / "modules"))
+
+
+def run_doctests(text: str, name: str) -> None:
+    """Run the `>>>` examples of a card or script text from the repository root; fail on any mismatch."""
+    import doctest
+
+    test = doctest.DocTestParser().get_doctest(text, {}, name, name, 0)
+    assert test.examples, f"{name} has no doctest examples"
+    runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
+    cwd = os.getcwd()
+    os.chdir(REPO)
+    try:
+        runner.run(test)
+    finally:
+        os.chdir(cwd)
+    assert runner.failures == 0, f"{runner.failures} doctest example(s) of {name} failed (see the output above)"

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import doctest
 import functools
 import json
 from pathlib import Path
@@ -18,7 +17,7 @@ from gecscore.cleme import (
 from gecscore.cleme_eval import ClemeConfig, cleme_score, evaluate_samples
 from gecscore.cleme_weights import LLMRater, edit_text, parse_rating, pseudo_sentence, similarity_weights
 
-REPO = Path(__file__).resolve().parent.parent
+from conftest import REPO, run_doctests
 DATA = REPO.parent / "shared" / "data"
 EXAMPLES = "CoNLL-2014/CLEME/demo/examples"
 METRIC = str(REPO / "metrics" / "cleme2")
@@ -466,14 +465,9 @@ def test_evaluate_module_raw_sentences_and_add_batch():
 
 @pytest.mark.real_model
 @pytest.mark.parametrize("document", ["README.md", "cleme2.py"])
-def test_card_and_script_doctests(document, monkeypatch):
-    monkeypatch.chdir(REPO)
+def test_card_and_script_doctests(document):
     path = REPO / "metrics" / "cleme2" / document
-    test = doctest.DocTestParser().get_doctest(path.read_text(encoding="utf-8"), {}, document, str(path), 0)
-    assert test.examples, f"{document} has no doctest examples"
-    runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
-    runner.run(test)
-    assert runner.failures == 0
+    run_doctests(path.read_text(encoding="utf-8"), str(path))
 
 
 def _minilm_similarity(minilm):

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import doctest
 import importlib.util
 from pathlib import Path
 
@@ -10,7 +9,7 @@ import evaluate
 import numpy as np
 import pytest
 import torch
-from conftest import REPO, build_tiny_model
+from conftest import REPO, build_tiny_model, run_doctests
 
 from gecscore.impara import (
     Impara, QualityEstimator, cosine_rows, length_batches, masked_mean, resolve_pooling, sigmoid, threshold_scores,
@@ -276,13 +275,8 @@ def _script_examples() -> str:
 
 @pytest.mark.real_model
 @pytest.mark.parametrize("document", ["README.md", "impara_ged.py"])
-def test_card_and_script_doctests(document, monkeypatch):
+def test_card_and_script_doctests(document):
     if not _embedded_available():
         pytest.fail("the embedded QE asset or the PyPI MiniLM is missing")
-    monkeypatch.chdir(REPO)
     text = (Path(METRIC) / "README.md").read_text(encoding="utf-8") if document == "README.md" else _script_examples()
-    test = doctest.DocTestParser().get_doctest(text, {}, document, document, 0)
-    assert test.examples, f"{document} has no doctest examples"
-    runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
-    runner.run(test)
-    assert runner.failures == 0
+    run_doctests(text, document)

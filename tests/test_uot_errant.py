@@ -1,7 +1,6 @@
 """UOT-ERRANT: edge cases (spec §10), options, embedding reuse, degenerate transports, evaluate module,
 card doctests and parity with the reference implementation (../shared/golden/uot_errant)."""
 
-import doctest
 import json
 import warnings
 from pathlib import Path
@@ -12,7 +11,7 @@ import pytest
 from gecscore.errant_scoring import Counts, FScore, errant_counts
 from gecscore.uot import DegenerateTransportWarning, UOTConfig, UOTErrant
 
-REPO = Path(__file__).resolve().parent.parent
+from conftest import REPO, run_doctests
 METRIC = str(REPO / "metrics" / "uot_errant")
 
 #: Parity tolerance of the issue (absolute, P/R/F per sentence and corpus).
@@ -275,16 +274,11 @@ def test_evaluate_module_offline_add_batch_and_options(tiny_bert):
 
 @pytest.mark.real_model
 @pytest.mark.parametrize("document", ["README.md", "uot_errant.py"])
-def test_card_and_script_doctests(document, monkeypatch):
-    monkeypatch.chdir(REPO)
+def test_card_and_script_doctests(document):
     path = REPO / "metrics" / "uot_errant" / document
-    test = doctest.DocTestParser().get_doctest(path.read_text(encoding="utf-8"), {}, document, str(path), 0)
-    assert test.examples, f"{document} has no doctest examples"
-    runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", DegenerateTransportWarning)
-        runner.run(test)
-    assert runner.failures == 0
+        run_doctests(path.read_text(encoding="utf-8"), str(path))
 
 
 def _read_lines(path):
