@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from gecscore.chunks import FN, TN, Sample, label_chunks, partition_sample, samples_from_m2
+from gecscore.chunks import TN, Sample, label_chunks, partition_sample, samples_from_m2
 from gecscore.cleme import (
     ALPHA_CORPUS, ALPHA_SENTENCE, HEUO, LENGTH_CORPUS, PRF, ChunkCounts, check_alpha, length_bias, length_config,
     length_weights, sentence_stats,

@@ -3,7 +3,6 @@ card doctests and parity with the reference implementation (../shared/golden/uot
 
 import json
 import warnings
-from pathlib import Path
 
 import numpy as np
 import pytest

