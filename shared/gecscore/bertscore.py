@@ -1,8 +1,15 @@
 """BERTScore P/R/F1 as bert_score 0.3.13 computes it, on the shared encoder service.
 
 Greedy cosine matching over the token states of one layer, idf off (every token weighs 1 except the
-special tokens [CLS]/[SEP], which weigh 0 but still take part in the max-similarity), F = 2PR/(P+R)
-with NaN → 0, an empty sentence scores 0. Each unique sentence is embedded once.
+tokenizer's CLS and SEP ids, which weigh 0 but still take part in the max-similarity), F = 2PR/(P+R)
+with NaN → 0, a sentence with no other token (the empty one) scores P = R = F = 0 before rescaling.
+Multi-reference: each of P, R, F is the maximum over the references, then rescaled with the baseline
+`(x - b) / (1 - b)`. Each unique sentence is embedded once (through the encoder cache).
+
+Known differences to bert_score, all outside what real inputs hit: bert_score computes in float32 and
+batches differently (values agree to ~1e-7); it zero-pads the similarity matrix of a batch, so a token
+whose best cosine is negative scores 0 there when its partner is shorter than the batch's longest (real
+encoders give positive cosines); a text made only of literal "[CLS]"/"[SEP]" scores NaN there, 0 here.
 """
 
 from __future__ import annotations
@@ -15,7 +22,7 @@ from typing import Sequence
 import numpy as np
 
 from .encoders import Encoder
-from .validation import check_same_length, check_texts
+from .validation import check_references, check_texts
 
 #: bert_score's default layers (`model2layers`) for the models our metrics name.
 DEFAULT_LAYERS = {
@@ -70,15 +77,27 @@ def packaged_baseline(model: str, layer: int, lang: str = "en") -> tuple[float, 
     return read_baseline(path, layer)
 
 
-def greedy_match(cand: np.ndarray, ref: np.ndarray) -> tuple[float, float, float]:
-    """P, R, F of one pair of (T, H) token-state matrices whose first and last rows are special tokens."""
-    if len(cand) <= 2 or len(ref) <= 2:
+@dataclass(frozen=True)
+class Tokens:
+    """One sentence's token states scaled to unit length, and its token weights (0 for special tokens)."""
+
+    unit: np.ndarray  # (T, H) float32
+    weight: np.ndarray  # (T,) float64
+
+    @classmethod
+    def of(cls, states: np.ndarray, ids: Sequence[int], special_ids: set[int]) -> "Tokens":
+        """From raw (T, H) states and the token ids they belong to."""
+        unit = states / np.linalg.norm(states, axis=1, keepdims=True)
+        return cls(unit, np.array([0.0 if i in special_ids else 1.0 for i in ids]))
+
+
+def greedy_match(cand: Tokens, ref: Tokens) -> tuple[float, float, float]:
+    """P, R, F of one candidate against one reference: weighted mean of each token's best cosine."""
+    if not cand.weight.any() or not ref.weight.any():
         return 0.0, 0.0, 0.0
-    c = cand / np.linalg.norm(cand, axis=1, keepdims=True)
-    r = ref / np.linalg.norm(ref, axis=1, keepdims=True)
-    sim = c @ r.T
-    precision = float(sim.max(axis=1)[1:-1].mean(dtype=np.float64))
-    recall = float(sim.max(axis=0)[1:-1].mean(dtype=np.float64))
+    sim = (cand.unit @ ref.unit.T).astype(np.float64)
+    precision = float(sim.max(axis=1) @ cand.weight / cand.weight.sum())
+    recall = float(sim.max(axis=0) @ ref.weight / ref.weight.sum())
     f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
     return precision, recall, f1
 
@@ -104,24 +123,23 @@ class BERTScorer:
             else:
                 self.baseline = tuple(float(b) for b in baseline)  # type: ignore[assignment]
 
-    def states(self, texts: Sequence[str]) -> list[np.ndarray]:
-        """Token states of each text (stripped, as bert_score encodes), from the encoder cache."""
-        return self.encoder.token_states([t.strip() for t in texts], layer=self.layer, batch_size=self.batch_size)
+    def tokens(self, texts: Sequence[str]) -> list[Tokens]:
+        """Unit token states and weights of each text (stripped, as bert_score encodes), via the encoder cache."""
+        stripped = [t.strip() for t in texts]
+        states = self.encoder.token_states(stripped, layer=self.layer, batch_size=self.batch_size)
+        tokenizer = self.encoder.tokenizer
+        special = {i for i in (tokenizer.cls_token_id, tokenizer.sep_token_id) if i is not None}
+        return [Tokens.of(s, ids, special) for s, ids in zip(states, self.encoder.token_ids(stripped))]
 
     def score(self, candidates: Sequence[str], references: Sequence[str] | Sequence[Sequence[str]]) -> BERTScoreResult:
         """Scores of each candidate against its reference (or the best of its references, per measure)."""
         candidates = check_texts("candidates", candidates)
-        if references is None or isinstance(references, str):
-            raise TypeError("`references` must be a list with one string (or list of strings) per candidate")
-        groups = [[r] if isinstance(r, str) else list(r) for r in references]
-        check_same_length(candidates=candidates, references=groups)
-        for i, group in enumerate(groups):
-            check_texts(f"references[{i}]", group)
+        groups = check_references(references, len(candidates))
         unique = list(dict.fromkeys([*candidates, *(r for g in groups for r in g)]))
-        states = dict(zip(unique, self.states(unique)))
+        tokens = dict(zip(unique, self.tokens(unique)))
         out = np.zeros((len(candidates), 3))
         for i, (cand, group) in enumerate(zip(candidates, groups)):
-            out[i] = np.max([greedy_match(states[cand], states[ref]) for ref in group], axis=0)
+            out[i] = np.max([greedy_match(tokens[cand], tokens[ref]) for ref in group], axis=0)
         if self.baseline is not None:
             b = np.asarray(self.baseline)
             out = (out - b) / (1 - b)
