@@ -447,3 +447,51 @@ def test_our_metrics_plug_in_by_name(request, name, module, options):
     result = meta_evaluate(metric, _toy_data(), system_set="all", aggregation="default", window=None)
     assert result.sentence["toy"].total == 4
     assert result.metric_scores["A"] == max(result.metric_scores.values())
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("references,system_set,expected", [
+    ("e-minimal", "base", (0.864, 0.804)), ("ne-minimal", "base", (0.740, 0.720)),
+    ("e-fluency", "+fluency", (-0.005, 0.424)), ("ne-fluency", "+fluency", (0.114, 0.508)),
+])
+def test_errant_uot_errant_table1_other_reference_sets(shared_data, anchor_cache, references, system_set, expected):
+    """UOT-ERRANT Table 1, ERRANT row: SN-8GEC references (annotator B only for the expert sets), TrueSkill."""
+    pytest.importorskip("gecscore.errant_scoring")
+    from gecscore.meta_eval import get_metric, meta_evaluate
+
+    result = meta_evaluate(get_metric("errant"), load_seeda(shared_data, references), system_set=system_set,
+                           aggregation="trueskill", cache=anchor_cache)
+    assert (round(result.system["ts_edit"].pearson, 3), round(result.system["ts_edit"].spearman, 3)) == expected
+
+
+@pytest.mark.slow
+def test_errant_gmeg_wiki_uot_errant_table1(shared_data, anchor_cache):
+    """UOT-ERRANT Table 1, GMEG-Data column (wiki test, 8 systems, refs 1-3, TrueSkill): ERRANT .780 / .667."""
+    pytest.importorskip("gecscore.errant_scoring")
+    from gecscore.meta_eval import get_metric, meta_evaluate
+
+    result = meta_evaluate(get_metric("errant"), load_gmeg(shared_data), system_set="all", aggregation="trueskill",
+                           cache=anchor_cache)
+    assert (round(result.system["score"].pearson, 3), round(result.system["score"].spearman, 3)) == (0.780, 0.667)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("variant,options,expected", [
+    ("cleme2", {"weighting": "none", "assumption": "dependent"}, (0.700, 0.665, 0.765, 0.736)),
+    ("cleme2", {"weighting": "none", "assumption": "independent", "level": "sentence"}, (0.866, 0.709, 0.881, 0.720)),
+    ("cleme", {"assumption": "dependent"}, (0.648, 0.709, 0.691, 0.742)),
+])
+def test_cleme_on_cleme_m2_files_cleme2_table1(shared_data, variant, options, expected):
+    """CLEME2.0 Table 1, CoNLL-2014 column, from the ERRANT M2 files CLEME ships (the edits the paper used)."""
+    cleme_eval = pytest.importorskip("gecscore.cleme_eval")
+    from gecscore.meta_eval import correlate_systems
+
+    folder = shared_data / "CoNLL-2014" / "CLEME" / "demo" / "examples"
+    data = load_gjg15(shared_data)
+    scores = {s: cleme_eval.cleme_score(hyp_m2=folder / f"conll14-{s}.errant", ref_m2=folder / "conll14.errant",
+                                        variant=variant, **options)["score"] for s in data.systems}
+    got = []
+    for human in ("ew_nusnlp", "ts_nusnlp"):
+        corr = correlate_systems(scores, data.human[human], data.systems)
+        got += [round(corr.pearson, 3), round(corr.spearman, 3)]
+    assert tuple(got) == expected
