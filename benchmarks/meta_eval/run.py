@@ -282,7 +282,8 @@ CAUSES = {
         "(.732/.764; Table 8 repeats it) while the EW cells of the same row (.806/.813) equal ours exactly; Table 10 "
         "prints for CLEME-dep-len EW the CLEME2.0-dep EW pair (.700/.665), while its Table 1 CLEME-dep EW "
         "(.648/.709) and Table 10's TS cells equal ours; Table 8's SentCLEME-ind NE-Minimal cells print EW ρ and TS "
-        "r swapped (ours: EW −.061/−.181, TS −.167/−.247; printed: −.061/−.167, −.181/−.247), the 2025 code otherwise."
+        "r swapped (ours: EW −.061/−.181, TS −.167/−.247; printed: −.061/−.167, −.181/−.247), the 2025 code "
+        "otherwise."
     ),
     N_CLEME_SEEDA: (
         "CLEME2.0 does not state its SEEDA protocol (references, edits of the SEEDA outputs, aggregation). With "
