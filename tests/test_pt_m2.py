@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import doctest
 import json
 from pathlib import Path
 
@@ -13,7 +12,7 @@ from gecscore import m2, pt_m2
 from gecscore.m2 import SysEdit
 from gecscore.m2io import parse_m2, read_m2
 
-REPO = Path(__file__).resolve().parent.parent
+from conftest import REPO, run_doctests
 METRIC = str(REPO / "metrics" / "pt_m2")
 AMU = "CoNLL-2014/PT-M2/data"
 SEEDA_PTM2 = "pt_m2/ptm2_seeda_subset"
@@ -374,11 +373,6 @@ def test_pt_errant_minilm_golden_parity(golden, shared_data, nlp, minilm, system
 # The metric card
 
 @pytest.mark.parametrize("document", [pytest.param("README.md", marks=pytest.mark.real_model), "pt_m2.py"])
-def test_card_and_script_doctests(document, monkeypatch):
-    monkeypatch.chdir(REPO)
+def test_card_and_script_doctests(document):
     path = REPO / "metrics" / "pt_m2" / document
-    test = doctest.DocTestParser().get_doctest(path.read_text(encoding="utf-8"), {}, document, str(path), 0)
-    assert test.examples, f"{document} has no doctest examples"
-    runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
-    runner.run(test)
-    assert runner.failures == 0
+    run_doctests(path.read_text(encoding="utf-8"), str(path))
