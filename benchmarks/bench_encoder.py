@@ -1,0 +1,124 @@
+"""The shared encoder (`gecscore.encoders.Encoder`) on real sentences: cold pass, cache-hit pass, reference-style padding.
+
+Sentences: the first `--sentences` distinct lines of the SEEDA subset (INPUT, then every system output), in file
+order. Model: all-MiniLM-L6-v2 (`minilm`). Every timed cold run starts from an empty cache; the model is loaded
+and warmed up once beforehand.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from gecscore.encoders import Encoder
+
+REPO = Path(__file__).resolve().parent.parent
+SEEDA = REPO.parent / "shared" / "data" / "SEEDA" / "outputs" / "subset"
+
+
+def load_sentences(n: int) -> list[str]:
+    """The first `n` distinct non-empty lines of INPUT.txt and then the system files (sorted by name)."""
+    files = [SEEDA / "INPUT.txt"] + sorted(p for p in SEEDA.glob("*.txt") if p.name != "INPUT.txt")
+    lines = (line.rstrip() for path in files for line in path.read_text(encoding="utf-8").split("\n"))
+    distinct = list(dict.fromkeys(line for line in lines if line))
+    if len(distinct) < n:
+        raise SystemExit(f"only {len(distinct)} distinct sentences available")
+    return distinct[:n]
+
+
+def reference_style(encoder: Encoder, texts: list[str], batch_size: int = 32) -> np.ndarray:
+    """UOT-ERRANT's way: input order, every batch padded to 128 tokens, masked mean of the last layer."""
+    out = []
+    for start in range(0, len(texts), batch_size):
+        enc = encoder.tokenizer(texts[start:start + batch_size], max_length=128, padding="max_length",
+                                truncation=True, return_tensors="pt")
+        with torch.inference_mode():
+            h = encoder.model(**enc).last_hidden_state
+        m = enc["attention_mask"].unsqueeze(-1).float()
+        out.append(((h * m).sum(1) / m.sum(1)).numpy())
+    return np.concatenate(out)
+
+
+def timed(fn) -> tuple[float, object]:
+    start = time.perf_counter()
+    result = fn()
+    return time.perf_counter() - start, result
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sentences", type=int, default=1000)
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--batch-size", type=int, default=32)
+    parser.add_argument("--out", type=Path, help="also write the markdown report here")
+    args = parser.parse_args(argv)
+
+    load_before = os.getloadavg()[0]
+    texts = load_sentences(args.sentences)
+    load_time, encoder = timed(lambda: Encoder("minilm"))
+    encoder.embed(texts[:64], progress=False)  # warm-up
+    n_tokens = sum(map(len, encoder.token_ids(texts, 128)))
+
+    times: dict[str, list[float]] = {k: [] for k in ("reference", "cold", "warm", "states")}
+    reference = cold = None
+    for _ in range(args.repeats):
+        t, reference = timed(lambda: reference_style(encoder, texts, args.batch_size))
+        times["reference"].append(t)
+        encoder.clear_cache()
+        forwards = encoder.forward_count
+        t, cold = timed(lambda: encoder.embed(texts, batch_size=args.batch_size, progress=False))
+        times["cold"].append(t)
+        assert encoder.forward_count - forwards == len(texts)
+        t, warm = timed(lambda: encoder.embed(texts, batch_size=args.batch_size, progress=False))
+        times["warm"].append(t)
+        assert encoder.forward_count - forwards == len(texts) and np.array_equal(warm, cold)
+        t, _ = timed(lambda: encoder.token_states(texts, layer=6, progress=False))
+        times["states"].append(t)
+    max_diff = float(np.abs(np.asarray(cold) - np.asarray(reference)).max())
+
+    labels = {
+        "reference": f"reference style: input order, batches of {args.batch_size} padded to 128 tokens",
+        "cold": f"`Encoder.embed` cold (length-sorted batches of {args.batch_size}, dynamic padding)",
+        "warm": "`Encoder.embed` again (every sentence a cache hit, no forward pass)",
+        "states": "`Encoder.token_states(layer=6)` cold (BERTScore input, batches of 64)",
+    }
+    base = statistics.median(times["reference"])
+    rows = ["| path | median s | min s | sentences/s (median) | speed-up vs reference style |", "|---|---|---|---|---|"]
+    for key, label in labels.items():
+        med = statistics.median(times[key])
+        rate = len(texts) / med if med > 0 else float("inf")
+        ratio = base / med if med > 0 else float("inf")
+        rows.append(f"| {label} | {med:.3f} | {min(times[key]):.3f} | "
+                    f"{'>1e5' if rate > 1e5 else f'{rate:.0f}'} | {'>1000' if ratio > 1000 else f'{ratio:.1f}'}× |")
+    report = "\n".join([
+        f"{len(texts)} distinct SEEDA-subset sentences ({n_tokens} tokens with [CLS]/[SEP], at most 128 per "
+        f"sentence), all-MiniLM-L6-v2 (`minilm`, 6 layers, hidden 384), float32, CPU, {torch.get_num_threads()} "
+        f"torch threads, {args.repeats} repeats; model load {load_time:.2f} s.",
+        "",
+        *rows,
+        "",
+        f"Largest difference between the cold embeddings and the reference-style ones: {max_diff:.2e} "
+        "(float rounding from batch composition and padding; the masked mean itself ignores padding).",
+        "",
+        f"Machine: {os.cpu_count()} CPU cores, load average {load_before:.1f} before / {os.getloadavg()[0]:.1f} "
+        "after the run (other jobs share the cores, so absolute times move between runs; compare the rows of one "
+        "run).",
+    ])
+    print(report)
+    if args.out:
+        command = "cd /work/main && .venv/bin/python benchmarks/bench_encoder.py " + " ".join(argv or sys.argv[1:])
+        args.out.write_text(
+            "# Shared encoder: throughput and cache hits (all-MiniLM-L6-v2)\n\n"
+            f"Command:\n\n```\n{command.strip()}\n```\n\n{report}\n", encoding="utf-8")
+    return 0 if max_diff < 1e-5 else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
