@@ -1,0 +1,51 @@
+"""A tiny random BART with conftest's WordPiece tokenizer and a toy GEC data set, for Trainer tests."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from conftest import build_tiny_model
+
+SOURCES = ["he go to school yesterday .", "i has a apple .", "she buyed some apples .", "the cat are here .",
+           "they was at school .", "he have a dog ."]
+TARGETS = ["he went to school yesterday .", "i have an apple .", "she bought some apples .", "the cat is here .",
+           "they were at school .", "he has a dog ."]
+
+
+def tiny_seq2seq(directory: Path, seed: int = 0) -> tuple[Any, Any]:
+    """A 1-layer random `BartForConditionalGeneration` and its tokenizer (generation capped at 12 new tokens).
+
+    The WordPiece decoder keeps the spaces ("school ."), so decoded text stays tokenised, as a GEC model's
+    byte-level BPE keeps them.
+    """
+    import torch
+    import transformers
+    from tokenizers import decoders
+
+    tokenizer = transformers.AutoTokenizer.from_pretrained(build_tiny_model(directory / "tokenizer", "bert"))
+    tokenizer.backend_tokenizer.decoder = decoders.WordPiece(cleanup=False)
+    config = transformers.BartConfig(
+        vocab_size=len(tokenizer), d_model=32, encoder_layers=1, decoder_layers=1, encoder_attention_heads=2,
+        decoder_attention_heads=2, encoder_ffn_dim=64, decoder_ffn_dim=64, max_position_embeddings=64,
+        pad_token_id=tokenizer.pad_token_id, bos_token_id=tokenizer.cls_token_id,
+        eos_token_id=tokenizer.sep_token_id, decoder_start_token_id=tokenizer.cls_token_id, forced_eos_token_id=None,
+    )
+    torch.manual_seed(seed)
+    model = transformers.BartForConditionalGeneration(config)
+    model.generation_config.max_length = None
+    model.generation_config.max_new_tokens = 12
+    return model, tokenizer
+
+
+def toy_dataset(tokenizer: Any) -> Any:
+    """`SOURCES` → `TARGETS` tokenised as `input_ids` / `labels`."""
+    import datasets
+
+    def encode(batch: dict) -> dict:
+        out = tokenizer(batch["source"], truncation=True, max_length=32)
+        out["labels"] = tokenizer(text_target=batch["target"], truncation=True, max_length=32)["input_ids"]
+        return out
+
+    return datasets.Dataset.from_dict({"source": SOURCES, "target": TARGETS}).map(
+        encode, batched=True, remove_columns=["source", "target"])
