@@ -46,12 +46,6 @@ def reference_style(encoder: Encoder, texts: list[str], batch_size: int = 32) ->
     return np.concatenate(out)
 
 
-def timed(fn) -> tuple[float, object]:
-    start = time.perf_counter()
-    result = fn()
-    return time.perf_counter() - start, result
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sentences", type=int, default=1000)
@@ -62,25 +56,28 @@ def main(argv: list[str] | None = None) -> int:
 
     load_before = os.getloadavg()[0]
     texts = load_sentences(args.sentences)
-    load_time, encoder = timed(lambda: Encoder("minilm"))
+    times: dict[str, list[float]] = {k: [] for k in ("load", "reference", "cold", "warm", "states")}
+
+    def run(key: str, fn):
+        """Call `fn`, adding its wall time to `times[key]`."""
+        start = time.perf_counter()
+        result = fn()
+        times[key].append(time.perf_counter() - start)
+        return result
+
+    encoder = run("load", lambda: Encoder("minilm"))
     encoder.embed(texts[:64], progress=False)  # warm-up
     n_tokens = sum(map(len, encoder.token_ids(texts, 128)))
-
-    times: dict[str, list[float]] = {k: [] for k in ("reference", "cold", "warm", "states")}
     reference = cold = None
     for _ in range(args.repeats):
-        t, reference = timed(lambda: reference_style(encoder, texts, args.batch_size))
-        times["reference"].append(t)
+        reference = run("reference", lambda: reference_style(encoder, texts, args.batch_size))
         encoder.clear_cache()
         forwards = encoder.forward_count
-        t, cold = timed(lambda: encoder.embed(texts, batch_size=args.batch_size, progress=False))
-        times["cold"].append(t)
+        cold = run("cold", lambda: encoder.embed(texts, batch_size=args.batch_size, progress=False))
         assert encoder.forward_count - forwards == len(texts)
-        t, warm = timed(lambda: encoder.embed(texts, batch_size=args.batch_size, progress=False))
-        times["warm"].append(t)
+        warm = run("warm", lambda: encoder.embed(texts, batch_size=args.batch_size, progress=False))
         assert encoder.forward_count - forwards == len(texts) and np.array_equal(warm, cold)
-        t, _ = timed(lambda: encoder.token_states(texts, layer=6, progress=False))
-        times["states"].append(t)
+        run("states", lambda: encoder.token_states(texts, layer=6, progress=False))
     max_diff = float(np.abs(np.asarray(cold) - np.asarray(reference)).max())
 
     labels = {
@@ -100,7 +97,7 @@ def main(argv: list[str] | None = None) -> int:
     report = "\n".join([
         f"{len(texts)} distinct SEEDA-subset sentences ({n_tokens} tokens with [CLS]/[SEP], at most 128 per "
         f"sentence), all-MiniLM-L6-v2 (`minilm`, 6 layers, hidden 384), float32, CPU, {torch.get_num_threads()} "
-        f"torch threads, {args.repeats} repeats; model load {load_time:.2f} s.",
+        f"torch threads, {args.repeats} repeats; model load {times['load'][0]:.2f} s.",
         "",
         *rows,
         "",
