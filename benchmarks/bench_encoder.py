@@ -1,4 +1,4 @@
-"""The shared encoder (`gecscore.encoders.Encoder`) on real sentences: cold pass, cache-hit pass, reference-style padding.
+"""The shared encoder on real sentences: cold pass, cache-hit pass, reference-style padding.
 
 Sentences: the first `--sentences` distinct lines of the SEEDA subset (INPUT, then every system output), in file
 order. Model: all-MiniLM-L6-v2 (`minilm`). Every timed cold run starts from an empty cache; the model is loaded

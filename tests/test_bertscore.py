@@ -8,6 +8,9 @@ import pytest
 from gecscore.bertscore import BERTScorer, Tokens, default_layer, greedy_match, packaged_baseline, read_baseline
 from gecscore.encoders import Encoder
 
+# bert_score turns its baseline row into a tensor from a read-only array
+pytestmark = pytest.mark.filterwarnings("ignore:The given NumPy array is not writable:UserWarning")
+
 CANDIDATES = ["the cat is here .", "he go to school yesterday and buyed some apple .", "dogs go", "a cat [SEP] dog",
               "it was the dog ."]
 REFERENCES = [["the cat", "a cat is here"], ["he went to school yesterday and bought some apples .", "he goes"],
@@ -136,8 +139,9 @@ def _seeda_pairs(shared_data, n):
         return (shared_data / name).read_text(encoding="utf-8").rstrip().split("\n")
 
     # bert_score 0.3.13 cannot encode an empty sentence under transformers 5 (golden README, patch 5)
-    rows = [(s, r0, r1) for s, r0, r1 in zip(lines("SEEDA/outputs/subset/INPUT.txt"), lines("SEEDA/derived/REF0.txt"),
-                                             lines("SEEDA/derived/REF1.txt")) if s.strip() and r0.strip() and r1.strip()]
+    columns = zip(lines("SEEDA/outputs/subset/INPUT.txt"), lines("SEEDA/derived/REF0.txt"),
+                  lines("SEEDA/derived/REF1.txt"))
+    rows = [row for row in columns if all(text.strip() for text in row)]
     assert len(rows) >= n
     return rows[:n]
 

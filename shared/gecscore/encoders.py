@@ -137,7 +137,8 @@ class Encoder:
         limit = self._limit(max_length)
         if not texts:
             return []
-        return list(self.tokenizer(list(texts), add_special_tokens=True, truncation=True, max_length=limit)["input_ids"])
+        encoded = self.tokenizer(list(texts), add_special_tokens=True, truncation=True, max_length=limit)
+        return list(encoded["input_ids"])
 
     def clear_cache(self) -> None:
         """Forget all cached outputs."""
