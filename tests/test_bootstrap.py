@@ -141,3 +141,21 @@ def test_first_best_keeps_the_first_of_equal_keys_and_skips_padding():
             np.array([[0.0, 1.0, 9.0], [0.0, 0.0, 0.0], [0.0, 0.0, 0.0]]))
     valid = np.array([[True, True, False], [True, True, True], [True, True, True]])
     np.testing.assert_array_equal(first_best(keys, valid), [1, 1, 0])  # NaN is never beaten, as in Python
+
+
+@pytest.mark.parametrize(("metric", "options"), [
+    ("errant", {}), ("pt_m2", {"variant": "m2"}), ("pt_m2", {"variant": "errant"}), ("pt_m2", {"variant": "sentm2"}),
+    ("cleme2", {"weighting": "none"}), ("cleme2", {"weighting": "length", "variant": "cleme"}),
+])
+def test_statistics_of_real_runs_give_the_metric_score(metric, options, shared_data, nlp):
+    from gecscore.m2io import read_m2
+    from gecscore.metric_runs import score
+
+    data = shared_data / "CoNLL-2014" / "PT-M2" / "data"
+    gold = read_m2(data / "reference.m2")[:30]
+    sources = [block.source for block in gold]
+    hypotheses = (data / "hypothesis").read_text(encoding="utf-8").split("\n")[:30]
+    kwargs = {"gold_m2": gold, "scorer": "self"} if metric == "pt_m2" else {"gold_m2": gold}
+    run = score(metric, sources, hypotheses, **kwargs, **options)
+    assert run.statistic(np.arange(30)) == pytest.approx(run.scores[run.main], abs=1e-12)
+    assert 0 < run.scores[run.main] < 1

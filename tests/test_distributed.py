@@ -4,7 +4,6 @@ import multiprocessing
 import os
 
 import evaluate
-import pytest
 
 from conftest import REPO
 

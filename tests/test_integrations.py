@@ -1,6 +1,5 @@
 """Trainer `compute_metrics` (a real Seq2SeqTrainer run on a tiny BART) and `combine` next to a standard metric."""
 
-import textwrap
 import warnings
 
 import evaluate
@@ -10,7 +9,7 @@ import pytest
 from conftest import REPO
 from gecscore.integrations import combine, seq2seq_compute_metrics
 from gecscore.metric_runs import score
-from tiny_seq2seq import SOURCES, TARGETS, tiny_seq2seq, toy_dataset
+from ecosystem_helpers import SOURCES, TARGETS, tiny_seq2seq, toy_dataset, write_exact_match
 
 PREDICTIONS = ["he went to school yesterday .", "i have a apple .", "she buyed some apples .", "the cat is here .",
                "they were at school .", "he has dog ."]
@@ -122,31 +121,9 @@ def test_seq2seq_trainer_evaluate_returns_our_metrics(seq2seq, tmp_path, tiny_el
 # ---------------------------------------------------------------------------------------------------
 # combine
 
-EXACT_MATCH = textwrap.dedent('''
-    import datasets
-    import evaluate
-
-
-    class ExactMatchLocal(evaluate.Metric):
-        """A stand-in for a standard metric: explicit `_compute`, no `sources`, no extra options."""
-
-        def _info(self):
-            return evaluate.MetricInfo(
-                description="exact match", citation="", inputs_description="",
-                features=datasets.Features({"predictions": datasets.Value("string"),
-                                            "references": datasets.Value("string")}))
-
-        def _compute(self, predictions, references):
-            return {"exact_match": sum(p == r for p, r in zip(predictions, references)) / len(predictions)}
-''')
-
-
 @pytest.fixture()
 def exact_match(tmp_path):
-    directory = tmp_path / "exact_match_local"
-    directory.mkdir()
-    (directory / "exact_match_local.py").write_text(EXACT_MATCH)
-    return evaluate.load(str(directory))
+    return evaluate.load(str(write_exact_match(tmp_path)))
 
 
 def test_combine_with_a_standard_metric(exact_match, nlp):

@@ -2,8 +2,8 @@
 
 numpy transcriptions of `gecscore.errant_scoring.FScore` (both zero-division rules, `(F, TP, -FP, -FN)` greedy
 key on the running total), of `gecscore.m2.prf` / `choose_annotator` (`(F, correct, -(proposed + β²·gold))`)
-and of `gecscore.cleme.HEUO` at corpus level, with the same floating-point operations in the same order, so that on the full corpus they give the metric's
-own score and reference choice (tests compare them on real data).
+and of `gecscore.cleme.HEUO` at corpus level, with the same floating-point operations in the same order, so
+that they reproduce the metrics' own scores and reference choices (tests compare them resample by resample).
 """
 
 from __future__ import annotations

@@ -26,6 +26,7 @@ PAGE = Page(
         "([Sakai et al., Findings of ACL 2025](https://arxiv.org/abs/2506.02899))."
     ),
     reference_based=False,
+    source_label="Source",
     hypothesis_label="Hypotheses (one corrected sentence per line)",
     sentence_examples=[
         [SOURCE, "\n".join([

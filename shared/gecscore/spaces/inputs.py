@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
@@ -32,8 +33,8 @@ def text_lines(label: str, value: str | None) -> list[str]:
 
 
 def _path(file: object) -> Path:
-    """The local path of an uploaded file (Gradio gives a path string or an object with `.name`)."""
-    return Path(getattr(file, "name", file))  # type: ignore[arg-type]
+    """The local path of an uploaded file (a path, or a Gradio file object whose `.name` is its path)."""
+    return Path(file if isinstance(file, (str, os.PathLike)) else getattr(file, "name"))
 
 
 def file_name(file: object) -> str:

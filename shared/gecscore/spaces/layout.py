@@ -24,6 +24,7 @@ class Page:
     title: str
     intro: str
     reference_based: bool = True
+    source_label: str = "Source (tokenised)"
     hypothesis_label: str = "Hypothesis (corrected sentence)"
     reference_note: str = "plain text, one sentence per line, one file per reference set"
     corpus_example_m2: bool = False
@@ -65,7 +66,7 @@ def metric_page(page: Page, app_file: str | Path, *, settings: Callable[[], list
             controls = settings()
         with gr.Tab("Sentence"):
             with gr.Row():
-                source = gr.Textbox(label="Source (tokenised)", lines=2, scale=1)
+                source = gr.Textbox(label=page.source_label, lines=2, scale=1)
                 hypothesis = gr.Textbox(label=page.hypothesis_label, lines=2, scale=1)
             texts = [source, hypothesis]
             if page.reference_based:

@@ -31,7 +31,7 @@ def error_box(message: str) -> str:
 
 def ok_box(message: str) -> str:
     """Markdown for the status line after a successful run."""
-    return f"\u2705 {message}"
+    return f"\u2713 {message}"
 
 
 def guarded(n_results: int) -> Callable[[Callable[..., tuple]], Callable[..., tuple]]:

@@ -1,7 +1,8 @@
-"""A tiny random BART with conftest's WordPiece tokenizer and a toy GEC data set, for Trainer tests."""
+"""Helpers of the ecosystem tests: a tiny random BART with a toy GEC data set, and a stand-in standard metric."""
 
 from __future__ import annotations
 
+import textwrap
 from pathlib import Path
 from typing import Any
 
@@ -49,3 +50,30 @@ def toy_dataset(tokenizer: Any) -> Any:
 
     return datasets.Dataset.from_dict({"source": SOURCES, "target": TARGETS}).map(
         encode, batched=True, remove_columns=["source", "target"])
+
+
+EXACT_MATCH = textwrap.dedent('''
+    import datasets
+    import evaluate
+
+
+    class ExactMatch(evaluate.Metric):
+        """A stand-in for the Hub's exact_match: explicit `_compute`, no `sources`, no options."""
+
+        def _info(self):
+            return evaluate.MetricInfo(
+                description="exact match", citation="", inputs_description="",
+                features=datasets.Features({"predictions": datasets.Value("string"),
+                                            "references": datasets.Value("string")}))
+
+        def _compute(self, predictions, references):
+            return {"exact_match": sum(p == r for p, r in zip(predictions, references)) / len(predictions)}
+''')
+
+
+def write_exact_match(directory: Path) -> Path:
+    """`directory/exact_match/exact_match.py`: a local standard-style metric (the Hub is offline in tests)."""
+    path = directory / "exact_match"
+    path.mkdir()
+    (path / "exact_match.py").write_text(EXACT_MATCH)
+    return path

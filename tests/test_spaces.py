@@ -1,0 +1,461 @@
+"""The Gradio Spaces: each app launched on 127.0.0.1 and driven through gradio_client (and headless Chromium).
+
+Scores coming back from the apps are compared with the metric modules' own `compute` on the same input. Tests with
+tiny models run by default; those with the offline defaults (MiniLM, the embedded QE, spaCy) are `real_model`; the
+Chromium ones are `browser` and save `spaces/<name>/screenshot.png`.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from gecscore import __version__
+from gecscore.m2io import M2Sentence, format_m2, m2_target, parse_m2
+from gecscore.spaces.inputs import InputError, read_corpus
+from gecscore.spaces.layout import BERTSCORE_LAYERS
+from gecscore.spaces.loading import METRIC_PATH_ENV, metric_location
+from gecscore.spaces.messages import describe, guarded
+from gecscore.spaces_build import METRICS, build_space, constraint_pins, main as build_main, split_card
+
+REPO = Path(__file__).resolve().parent.parent
+EXAMPLES = REPO / "spaces" / "examples"
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+                 "--disable-sync", "--no-first-run"]
+
+
+@dataclass
+class Case:
+    """How a test drives one Space: its settings with the offline defaults, the matching compute options, the
+    settings with the paper's (not cached, so unloadable) model, the keys to compare, what the page shows."""
+
+    settings: list[Any]
+    options: dict[str, Any]
+    unloadable: list[Any]
+    keys: tuple[str, ...]
+    visual: str
+
+
+CASES = {
+    "uot_errant": Case(["minilm", "uot", 0.5, False, False], {"model": "minilm"},
+                       ["google/electra-base-discriminator", "uot", 0.5, False, False],
+                       ("precision", "recall", "f0.5", "tp", "fp", "fn"), "img[src^='data:image']"),
+    "pt_m2": Case(["sentm2", "bertscore", "minilm", 6, 0.5, False], {"model": "minilm", "layer": 6},
+                  ["sentm2", "bertscore", "bert-base-uncased", 9, 0.5, False],
+                  ("precision", "recall", "f0.5"), "text=Do → Does"),
+    "cleme2": Case(["cleme2", "corpus", "dependent", "default", "minilm", 6, 0.5], {"model": "minilm", "layer": 6},
+                   ["cleme2", "corpus", "dependent", "default", "bert-base-uncased", 9, 0.5],
+                   ("score", "hit", "err", "und", "ove"), "text=FP_ne"),
+    "impara_ged": Case(["embedded", "impara_ged"], {"model": "embedded"}, ["naist-nlp/IMPARA-GED", "impara_ged"],
+                       ("score",), "text=Ranking (best first)"),
+}
+
+
+def load_app(name: str) -> Any:
+    """Import `spaces/<name>/app.py` under a unique module name."""
+    spec = importlib.util.spec_from_file_location(f"space_app_{name}", REPO / "spaces" / name / "app.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@dataclass
+class Served:
+    name: str
+    app: Any
+    url: str
+    client: Any
+    case: Case
+
+
+@pytest.fixture(scope="module", params=list(CASES))
+def served(request):
+    """One launched app (the working-tree metric via $GECSCORE_METRIC_PATH) and a gradio_client on it."""
+    from gradio_client import Client
+
+    name = request.param
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv(METRIC_PATH_ENV, str(REPO / "metrics"))
+        app = load_app(name)
+        demo = app.build_demo()
+        demo.queue(default_concurrency_limit=1)
+        _, url, _ = demo.launch(server_name="127.0.0.1", server_port=free_port(), prevent_thread_lock=True,
+                                quiet=True)
+        try:
+            yield Served(name, app, url, Client(url, verbose=False), CASES[name])
+        finally:
+            demo.close()
+
+
+@pytest.fixture(scope="module")
+def modules():
+    """The working-tree metric modules, loaded once."""
+    import evaluate
+
+    loaded: dict[str, Any] = {}
+
+    def get(name: str) -> Any:
+        if name not in loaded:
+            loaded[name] = evaluate.load(str(REPO / "metrics" / name), keep_in_memory=True)
+        return loaded[name]
+    return get
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def upload(*names: str) -> Any:
+    from gradio_client import handle_file
+
+    files = [handle_file(str(name if Path(name).is_absolute() else EXAMPLES / name)) for name in names]
+    return files if len(files) > 1 else files[0]
+
+
+def lines(name: str) -> list[str]:
+    return (EXAMPLES / name).read_text(encoding="utf-8").splitlines()
+
+
+def assert_message(status: str, *needles: str) -> None:
+    """An in-page error message that says what is wrong, and no traceback."""
+    assert "Could not score" in status
+    for needle in needles:
+        assert needle in status
+    assert "Traceback" not in status and 'File "' not in status
+
+
+def sentence_inputs(served: Served) -> tuple[list[str], dict[str, Any]]:
+    """The app's first example and the compute inputs it stands for."""
+    example = served.app.PAGE.sentence_examples[0]
+    if served.name == "impara_ged":
+        hyps = example[1].splitlines()
+        return example, {"sources": [example[0]] * len(hyps), "predictions": hyps}
+    return example, {"sources": [example[0]], "predictions": [example[1]], "references": [example[2].splitlines()]}
+
+
+def corpus_uploads(served: Served) -> list[Any]:
+    if served.name == "impara_ged":
+        return [upload("source.txt"), upload("hypothesis.txt")]
+    return [upload("source.txt"), upload("hypothesis.txt"), [upload("ref0.txt"), upload("ref1.txt")]]
+
+
+def corpus_inputs(served: Served) -> dict[str, Any]:
+    inputs = {"sources": lines("source.txt"), "predictions": lines("hypothesis.txt")}
+    if served.name != "impara_ged":
+        inputs["references"] = [list(r) for r in zip(lines("ref0.txt"), lines("ref1.txt"))]
+    return inputs
+
+
+# --- bad input: clear messages, no traceback (no model is loaded) ------------------------------------------------
+
+def test_empty_source_is_a_message(served):
+    example = served.app.PAGE.sentence_examples[0]
+    status, *results = served.client.predict("", *example[1:], *served.case.settings, api_name="/score_sentence")
+    assert_message(status, "Source is empty")
+    assert all(r is None or r == "" or isinstance(r, dict) and not r.get("data") for r in results)
+
+
+def test_empty_hypothesis_is_a_message(served):
+    example = served.app.PAGE.sentence_examples[0]
+    status, *_ = served.client.predict(example[0], "  ", *example[2:], *served.case.settings,
+                                       api_name="/score_sentence")
+    assert_message(status, "Hypothes", "empty")
+
+
+def test_line_count_mismatch_is_a_message(served, tmp_path):
+    short = tmp_path / "hypothesis.txt"
+    short.write_text("\n".join(lines("hypothesis.txt")[:-1]) + "\n", encoding="utf-8")
+    uploads = corpus_uploads(served)
+    uploads[1] = upload(short)
+    status, scores, _, download = served.client.predict(*uploads, *served.case.settings, api_name="/score_corpus")
+    assert_message(status, "source: 8", "hypothesis: 7")
+    assert scores is None and download is None
+
+
+def test_missing_file_is_a_message(served):
+    uploads = corpus_uploads(served)
+    uploads[0] = None
+    status, *_ = served.client.predict(*uploads, *served.case.settings, api_name="/score_corpus")
+    assert_message(status, "Source file", "no file uploaded")
+
+
+# --- fast end-to-end runs with tiny models or no model ----------------------------------------------------------
+
+def test_pt_m2_corpus_with_gold_m2_matches_the_module(served, modules, tiny_bert):
+    if served.name != "pt_m2":
+        pytest.skip("PT-M2 only")
+    settings = ["m2", "bertscore", str(tiny_bert), 1, 0.5, False]
+    status, scores, table, download = served.client.predict(
+        upload("source.txt"), upload("hypothesis.txt"), [upload("gold.m2")], *settings, api_name="/score_corpus")
+    assert status.startswith("\u2713 Scored 8 sentences"), status
+    expected = modules("pt_m2").compute(sources=lines("source.txt"), predictions=lines("hypothesis.txt"),
+                                        gold_m2=(EXAMPLES / "gold.m2").read_text(encoding="utf-8"), variant="m2",
+                                        model=str(tiny_bert), layer=1)
+    for key in ("precision", "recall", "f0.5"):
+        assert scores[key] == pytest.approx(expected[key], rel=1e-9, abs=1e-12)
+    assert len(table["data"]) == 8
+    saved = json.loads(Path(download).read_text(encoding="utf-8"))
+    assert saved["corpus"]["f0.5"] == scores["f0.5"] and len(saved["details"]["edits"]) == 8
+
+
+def test_cleme2_corpus_from_m2_matches_the_module(served, modules, tmp_path):
+    if served.name != "cleme2":
+        pytest.skip("CLEME2.0 only")
+    gold = parse_m2((EXAMPLES / "gold.m2").read_text(encoding="utf-8"))
+    hyp = [M2Sentence(s.source, [e for e in s.edits if e.annotator == 0]) for s in gold]  # annotator 0 as system
+    (tmp_path / "hyp.m2").write_text(format_m2(hyp), encoding="utf-8")
+    settings = ["cleme2", "sentence", "dependent", "none", "minilm", 6, 0.5]
+    status, scores, table, _ = served.client.predict(
+        None, upload(tmp_path / "hyp.m2"), [upload("gold.m2")], *settings, api_name="/score_corpus")
+    assert status.startswith("\u2713 Scored 8 sentences"), status
+    expected = modules("cleme2").compute(hyp_m2=str(tmp_path / "hyp.m2"), ref_m2=str(EXAMPLES / "gold.m2"),
+                                         level="sentence", weighting="none")
+    for key in ("score", "hit", "err", "und", "ove"):
+        assert scores[key] == pytest.approx(expected[key], rel=1e-9, abs=1e-12)
+    assert [row[2] for row in table["data"]] == [m2_target(s, 0) for s in gold]
+
+
+def test_impara_with_a_local_checkpoint_matches_the_module(served, modules, tiny_modernbert):
+    if served.name != "impara_ged":
+        pytest.skip("IMPARA-GED only")
+    example, inputs = sentence_inputs(served)
+    status, summary, bars, ranking, raw = served.client.predict(*example, str(tiny_modernbert), "impara_ged",
+                                                                api_name="/score_sentence")
+    expected = modules("impara_ged").compute(**inputs, model=str(tiny_modernbert), sentence_scores=True)
+    assert status.startswith("\u2713 Scored 5 hypotheses"), status
+    assert raw["sentence_scores"] == pytest.approx(expected["sentence_scores"], rel=1e-9)
+    ranked = [row[2] for row in ranking["data"]]
+    order = sorted(range(5), key=lambda i: -expected["sentence_scores"][i])
+    assert ranked == [inputs["predictions"][i] for i in order]
+    assert len(bars["confidences"]) == 5
+
+
+# --- the offline defaults: every Space against its module --------------------------------------------------------
+
+@pytest.mark.real_model
+def test_sentence_mode_matches_the_module(served, modules):
+    example, inputs = sentence_inputs(served)
+    status, *results = served.client.predict(*example, *served.case.settings, api_name="/score_sentence")
+    assert status.startswith("\u2713"), status
+    raw = results[-1]
+    expected = modules(served.name).compute(**inputs, **served.case.options)
+    for key in served.case.keys:
+        assert raw[key] == pytest.approx(expected[key], rel=1e-9, abs=1e-12), key
+    assert raw["signature"] == expected["signature"]
+    explanation = results[1]
+    if served.name == "uot_errant":
+        assert explanation["data"][0][0] == "hypothesis" and results[2]["type"] == "matplotlib"
+    elif served.name == "pt_m2":
+        assert {t["class_or_confidence"] for t in explanation} >= {"matched"}
+    elif served.name == "cleme2":
+        assert "chunk 0" in explanation and "#8fd18f" in explanation  # a TP chunk, coloured
+    else:
+        assert explanation["label"].startswith("4. ")  # GECToR-BERT's line is the best of the five
+
+
+@pytest.mark.real_model
+def test_corpus_mode_matches_the_module(served, modules):
+    status, scores, table, download = served.client.predict(*corpus_uploads(served), *served.case.settings,
+                                                            api_name="/score_corpus")
+    assert status.startswith("\u2713 Scored 8 sentences"), status
+    expected = modules(served.name).compute(**corpus_inputs(served), **served.case.options)
+    for key in served.case.keys:
+        assert scores[key] == pytest.approx(expected[key], rel=1e-9, abs=1e-12), key
+    assert len(table["data"]) == 8 and table["headers"][:3] == ["#", "source", "hypothesis"]
+    saved = json.loads(Path(download).read_text(encoding="utf-8"))
+    assert saved["metric"] == served.name and saved["corpus"] == scores and len(saved["sentences"]) == 8
+
+
+@pytest.mark.real_model
+def test_unloadable_model_is_a_message(served):
+    example = served.app.PAGE.sentence_examples[0]
+    status, *_ = served.client.predict(*example, *served.case.unloadable, api_name="/score_sentence")
+    model = next(s for s in served.case.unloadable if s in ("google/electra-base-discriminator", "bert-base-uncased",
+                                                           "naist-nlp/IMPARA-GED"))
+    assert_message(status, model)
+    assert "offline" in status or "Hub" in status
+
+
+@pytest.mark.real_model
+def test_m2_references_are_refused_where_the_metric_takes_text(served):
+    if served.name != "uot_errant":
+        pytest.skip("UOT-ERRANT only")
+    status, *_ = served.client.predict(upload("source.txt"), upload("hypothesis.txt"), [upload("gold.m2")],
+                                       *served.case.settings, api_name="/score_corpus")
+    assert_message(status, "gold.m2 is an M2 file")
+
+
+# --- headless Chromium: the page renders the explanation --------------------------------------------------------
+
+@pytest.mark.browser
+@pytest.mark.real_model
+def test_browser_renders_the_example(served):
+    if not Path(CHROMIUM).exists():
+        pytest.skip("chromium is not installed (make test installs it: tests/ensure_chromium.sh)")
+    from playwright.sync_api import expect, sync_playwright
+
+    example = served.app.PAGE.sentence_examples[0]
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        try:
+            page = browser.new_page(viewport={"width": 1280, "height": 900})
+            page.goto(served.url)
+            page.get_by_text(example[0][:30]).first.click()  # the first example row fills the inputs
+            expect(page.get_by_label(served.app.PAGE.source_label, exact=True)).to_have_value(example[0], timeout=30_000)
+            page.get_by_role("button", name="Score sentence").click()
+            page.wait_for_selector("text=\u2713", timeout=180_000)
+            page.wait_for_selector(served.case.visual, timeout=30_000)
+            assert page.locator("text=Traceback").count() == 0
+            page.wait_for_timeout(500)
+            page.screenshot(path=str(REPO / "spaces" / served.name / "screenshot.png"), full_page=True)
+        finally:
+            browser.close()
+
+
+# --- startup time -----------------------------------------------------------------------------------------------
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", METRICS)
+def test_app_starts_offline_quickly(name):
+    """`python app.py` serves its page within 15 s of CPU time (wall time depends on the shared machine)."""
+    port = free_port()
+    env = {**os.environ, METRIC_PATH_ENV: str(REPO / "metrics"), "GRADIO_SERVER_NAME": "127.0.0.1",
+           "GRADIO_SERVER_PORT": str(port), "HF_HUB_OFFLINE": "1", "GRADIO_ANALYTICS_ENABLED": "False"}
+    start = time.perf_counter()
+    process = subprocess.Popen([sys.executable, str(REPO / "spaces" / name / "app.py")], env=env,
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        while True:
+            assert process.poll() is None, "the app exited"
+            wall = time.perf_counter() - start
+            assert wall < 90, "not serving after 90 s"
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/gradio_api/info", timeout=2) as response:
+                    if response.status == 200:
+                        break
+            except OSError:
+                time.sleep(0.2)
+        fields = Path(f"/proc/{process.pid}/stat").read_text().rsplit(")", 1)[1].split()
+        cpu = (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    finally:
+        process.terminate()
+        process.wait(timeout=30)
+    print(f"{name}: serving after {wall:.1f} s wall, {cpu:.1f} s CPU")
+    assert cpu < 15
+
+
+# --- the pieces ---------------------------------------------------------------------------------------------------
+
+def test_metric_location_order(tmp_path, monkeypatch):
+    monkeypatch.delenv(METRIC_PATH_ENV, raising=False)
+    assert metric_location("pt_m2", REPO / "spaces" / "pt_m2" / "app.py") == "gecscore/pt_m2"
+    (tmp_path / "pt_m2.py").write_text("")
+    assert metric_location("pt_m2", tmp_path / "app.py") == str(tmp_path)
+    monkeypatch.setenv(METRIC_PATH_ENV, str(REPO / "metrics"))
+    assert metric_location("pt_m2", tmp_path / "app.py") == str(REPO / "metrics" / "pt_m2")
+    monkeypatch.setenv(METRIC_PATH_ENV, str(tmp_path / "nowhere"))
+    with pytest.raises(FileNotFoundError, match="nowhere"):
+        metric_location("pt_m2")
+
+
+def test_read_corpus_lines_up_references_and_rejects_misfits(tmp_path):
+    corpus = read_corpus(EXAMPLES / "source.txt", EXAMPLES / "hypothesis.txt",
+                         [EXAMPLES / "ref0.txt", EXAMPLES / "ref1.txt"])
+    assert corpus.references[2] == [lines("ref0.txt")[2], lines("ref1.txt")[2]] and len(corpus) == 8
+    with pytest.raises(InputError, match="M2 file"):
+        read_corpus(EXAMPLES / "source.txt", EXAMPLES / "hypothesis.txt", [EXAMPLES / "gold.m2"])
+    gold = read_corpus(None, EXAMPLES / "hypothesis.txt", [EXAMPLES / "gold.m2"], m2_references=True)
+    assert gold.sources == lines("source.txt") and gold.references is None
+    (tmp_path / "latin1.txt").write_bytes("caf\xe9\n".encode("latin-1"))
+    with pytest.raises(InputError, match="not UTF-8"):
+        read_corpus(EXAMPLES / "source.txt", tmp_path / "latin1.txt", [EXAMPLES / "ref0.txt"])
+    (tmp_path / "bad.m2").write_text("S a b\nA 0 9|||R|||c|||REQUIRED|||-NONE-|||0\n")
+    with pytest.raises(InputError, match="not valid M2"):
+        read_corpus(None, EXAMPLES / "hypothesis.txt", [tmp_path / "bad.m2"], m2_references=True)
+    with pytest.raises(InputError, match="Reference files: no file"):
+        read_corpus(EXAMPLES / "source.txt", EXAMPLES / "hypothesis.txt", [])
+
+
+def test_guarded_turns_any_error_into_a_message():
+    @guarded(2)
+    def boom(x):
+        return {}["missing"]
+
+    with pytest.warns(UserWarning, match="KeyError"):  # gr.Warning outside a request is a Python warning
+        status, a, b = boom(1)
+    assert_message(status, "KeyError")
+    assert a is None and b is None
+    assert describe(ValueError("x " * 1000)).endswith("\u2026")
+
+
+def test_every_space_has_its_files_and_front_matter():
+    pins = constraint_pins(REPO / "constraints.txt")
+    for name in METRICS:
+        folder = REPO / "spaces" / name
+        meta, _ = split_card((folder / "README.md").read_text(encoding="utf-8"))
+        assert meta["sdk"] == "gradio" and meta["app_file"] == "app.py" and meta["license"]
+        assert f"gradio=={meta['sdk_version']}" == pins["gradio"]
+        assert meta["tags"] == ["evaluate", "metric", "grammatical-error-correction"]
+        assert len(meta["short_description"]) <= 60
+        requirements = (folder / "requirements.txt").read_text(encoding="utf-8").split()
+        assert f"gecscore=={__version__}" in requirements  # bump with the package version
+        assert pins["evaluate"] in requirements and pins["gradio"] in requirements
+        assert 'if __name__ == "__main__":' in (folder / "app.py").read_text(encoding="utf-8")
+
+
+def test_make_spaces_builds_complete_folders(tmp_path, monkeypatch):
+    monkeypatch.delenv(METRIC_PATH_ENV, raising=False)
+    assert build_main(["--out", str(tmp_path)]) == 0
+    pins = constraint_pins(REPO / "constraints.txt")
+    for name in METRICS:
+        folder = tmp_path / name
+        assert sorted(p.name for p in folder.iterdir()) == sorted(
+            ["README.md", "app.py", "examples", "requirements.txt", f"{name}.py"])
+        assert (folder / f"{name}.py").read_bytes() == (REPO / "metrics" / name / f"{name}.py").read_bytes()
+        assert (folder / "app.py").read_bytes() == (REPO / "spaces" / name / "app.py").read_bytes()
+        assert {p.name for p in (folder / "examples").iterdir()} >= {"source.txt", "hypothesis.txt", "ref0.txt",
+                                                                     "ref1.txt", "gold.m2"}
+        meta, body = split_card((folder / "README.md").read_text(encoding="utf-8"))
+        space_meta, _ = split_card((REPO / "spaces" / name / "README.md").read_text(encoding="utf-8"))
+        card_meta, card_body = split_card((REPO / "metrics" / name / "README.md").read_text(encoding="utf-8"))
+        assert meta == {**space_meta, **{k: v for k, v in card_meta.items() if k not in space_meta}}
+        assert body == card_body
+        requirements = (folder / "requirements.txt").read_text(encoding="utf-8").split()
+        assert requirements[0] == f"gecscore=={__version__}"
+        assert pins["evaluate"] in requirements and pins["gradio"] in requirements
+        # The built Space loads its own copy of the script (evaluate.load("gecscore/<name>") loads the same file).
+        assert metric_location(name, folder / "app.py") == str(folder)
+
+
+def test_build_pins_gecscore_to_this_version(tmp_path):
+    repo = tmp_path / "repo"
+    for part in ("metrics/pt_m2", "spaces/pt_m2", "spaces/examples"):
+        shutil.copytree(REPO / part, repo / part)
+    shutil.copy2(REPO / "constraints.txt", repo / "constraints.txt")
+    (repo / "spaces/pt_m2/requirements.txt").write_text("gecscore==0.0.1\nevaluate>=0.4\ngradio\n")
+    folder = build_space("pt_m2", tmp_path / "out", repo)
+    pins = constraint_pins(REPO / "constraints.txt")
+    assert (folder / "requirements.txt").read_text().split() == [f"gecscore=={__version__}", pins["evaluate"],
+                                                                pins["gradio"]]
+
+
+def test_offered_bertscore_layers_are_the_scorers_defaults():
+    from gecscore.bertscore import default_layer
+
+    assert BERTSCORE_LAYERS["bert-base-uncased"] == default_layer("bert-base-uncased")
+    assert BERTSCORE_LAYERS["minilm"] == 6  # MiniLM-L6's last layer, as the metric cards use it
