@@ -108,11 +108,11 @@ def test_marked_block_runs(language, code, workdir, tmp_path, monkeypatch, capsy
     assert capsys.readouterr().out.strip(), "the block printed nothing"
 
 
-def test_usage_has_marked_blocks_for_every_use():
-    blocks = marked_blocks(REPO / "docs" / "usage.md")
-    text = "\n".join(code for _, _, code in blocks)
+@pytest.mark.parametrize("path", DOCUMENTS, ids=lambda path: path.name)
+def test_every_use_has_a_marked_block(path):
+    text = "\n".join(code for _, _, code in marked_blocks(path))
     for needle in ("gecscore score", "seq2seq_compute_metrics", "combine(", "num_process", "paired_bootstrap"):
-        assert needle in text
+        assert needle in text, f"{path.name} has no executed block with {needle!r}"
 
 
 def test_marker_must_precede_a_block(tmp_path):

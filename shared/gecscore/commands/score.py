@@ -23,7 +23,7 @@ def register(subparsers: Any) -> None:
         "score", help="score system output files against references (or a gold M2)",
         description="Score a system's output with a gecscore metric and print the corpus scores and the signature. "
                     "Files hold one whitespace-tokenised sentence a line (raw text with --tokenize where the metric "
-                    "offers it). --bootstrap N adds a 95%% interval from N resamples of the sentences; with "
+                    "offers it). --bootstrap N adds a 95% interval from N resamples of the sentences; with "
                     "--predictions2 too, a paired bootstrap test of the second system against the first. Resamples "
                     "reuse the per-sentence statistics of the one run: no model runs again.",
     )
