@@ -12,7 +12,8 @@ TOY = textwrap.dedent('''
 
 
     class Toy(GECMetric):
-        DEFAULTS = {"beta": 0.5, "tag": "x"}
+        DEFAULTS = {"beta": 0.5, "tag": "x", "sentences": False}
+        SENTENCE_OPTION = "sentences"
 
         def _info(self):
             return evaluate.MetricInfo(description="toy", citation="", inputs_description="",
@@ -20,7 +21,8 @@ TOY = textwrap.dedent('''
 
         def _compute(self, sources, predictions, references, **kwargs):
             opts = self.options(kwargs)
-            return {"refs": references, "n": len(predictions), "beta": opts["beta"], "tag": opts["tag"]}
+            out = {"refs": references, "n": len(predictions), "beta": opts["beta"], "tag": opts["tag"]}
+            return {**out, "per_sentence": [1.0] * len(predictions)} if opts["sentences"] else out
 ''')
 
 
@@ -63,3 +65,28 @@ def test_errors_name_argument_and_position(toy_dir):
         evaluate.load(str(toy_dir), betta=1)
     with pytest.raises(ValueError, match="nothing to score"):
         metric.compute()
+
+
+@pytest.mark.parametrize("name", ["return_sentence_scores", "sentence_scores", "sentences"])
+def test_every_per_sentence_name_means_the_metrics_own_option(toy_dir, name):
+    assert evaluate.load(str(toy_dir), **{name: True}).compute(
+        sources=["a"], predictions=["a"], references=["b"])["per_sentence"] == [1.0]
+    metric = evaluate.load(str(toy_dir))
+    assert "per_sentence" in metric.compute(sources=["a"], predictions=["a"], references=["b"], **{name: True})
+    with pytest.raises(TypeError, match="conflicting values for `sentences`"):
+        metric.compute(sources=["a"], predictions=["a"], references=["b"], sentences=False,
+                       **{"return_sentence_scores" if name == "sentences" else name: True})
+
+
+@pytest.mark.parametrize("name", ["uot_errant", "pt_m2", "cleme2", "impara_ged"])
+def test_every_metric_maps_the_per_sentence_aliases_onto_a_real_option(name):
+    import importlib.util
+
+    from conftest import REPO
+
+    spec = importlib.util.spec_from_file_location(name, REPO / "metrics" / name / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    metric_class = next(v for v in vars(module).values() if isinstance(v, type) and getattr(v, "SENTENCE_OPTION", None)
+                        and v.__module__ == name)
+    assert metric_class.SENTENCE_OPTION in metric_class.DEFAULTS

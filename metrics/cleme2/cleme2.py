@@ -53,7 +53,8 @@ Args:
         llm: a Hugging Face causal LM id or path (required).
     layer (int): BERTScore layer (default: the model's bert_score default, 9 for bert-base-uncased).
     device (str): "cpu", "cuda", ... (default: cuda when available).
-    sentences (bool): also return per-sentence values (default False).
+    sentences (bool): also return per-sentence values (default False; aliases `return_sentence_scores`,
+        `sentence_scores`, as in the other gecscore metrics).
     return_chunks (bool): also return the chunk table of every sentence (default False).
     progress (bool): show progress bars.
 Returns:
@@ -85,6 +86,7 @@ class Cleme2(GECMetric):
         "beta": 0.5, "release": "2023", "model": None, "layer": None, "device": None, "hyp_m2": None,
         "ref_m2": None, "sentences": False, "return_chunks": False, "progress": False,
     }
+    SENTENCE_OPTION = "sentences"
     REFERENCE_BASED = True
 
     def _info(self):

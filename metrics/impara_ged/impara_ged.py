@@ -47,7 +47,8 @@ Args:
     revision (str): hub revision of the QE.
     se_model (str): similarity estimator of the "impara" variant (default bert-base-cased).
     threshold (float): similarity threshold of the "impara" variant (default 0.9; kept when strictly above).
-    sentence_scores (bool): also return the per-sentence scores (default False).
+    sentence_scores (bool): also return the per-sentence scores (default False; aliases
+        `return_sentence_scores`, `sentences`, as in the other gecscore metrics).
     progress (bool): show a progress bar.
 Returns:
     score (float): the mean sentence score, in [0, 1].
@@ -71,6 +72,7 @@ class ImparaGed(GECMetric):
         "device": None, "fp16": False, "revision": None, "se_model": "bert-base-cased", "threshold": 0.9,
         "sentence_scores": False, "progress": False,
     }
+    SENTENCE_OPTION = "sentence_scores"
     REFERENCE_BASED = False
 
     def _info(self):

@@ -56,7 +56,8 @@ Args:
         bert-base-uncased; required for other models, 6 for "minilm").
     beta (float): F-beta weight of precision (default 0.5).
     max_unchanged_words (int): M2 lattice: unchanged words an edit may span (default 2).
-    sentence_scores (bool): also return the F-beta of every sentence (default False).
+    sentence_scores (bool): also return the F-beta of every sentence (default False; aliases
+        `return_sentence_scores`, `sentences`, as in the other gecscore metrics).
     return_edits (bool): also return, per sentence, the edits and weights of every annotator (default False).
     tokenize (bool): spaCy-tokenise raw predictions (and, without `gold_m2`, sources and references) first;
         otherwise clearly untokenised text is an error (default False).
@@ -92,6 +93,7 @@ class PtM2(GECMetric):
         "max_unchanged_words": 2, "gold_m2": None, "sentence_scores": False, "return_edits": False,
         "tokenize": False, "device": None, "progress": False,
     }
+    SENTENCE_OPTION = "sentence_scores"
     REFERENCE_BASED = True
 
     def _info(self):

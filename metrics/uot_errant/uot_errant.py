@@ -47,7 +47,8 @@ Args:
     robust (bool): take zero-mass edits out of the transport and cap transported mass at the available mass, so
         that every score is finite and in [0, 1] (default False: the reference's behaviour).
     tokenize (bool): tokenise raw text with spaCy first (default False).
-    return_sentence_scores (bool): also return per-sentence scores (default False).
+    return_sentence_scores (bool): also return per-sentence scores (default False; aliases `sentence_scores`,
+        `sentences`, as in the other gecscore metrics).
     return_alignments (bool): also return edits, vector norms and transport plans per sentence (default False).
     progress (bool): show progress bars.
 Returns:
@@ -83,6 +84,7 @@ class UotErrant(GECMetric):
             "device", "robust", "tokenize")},
         "return_sentence_scores": False, "return_alignments": False, "progress": False,
     }
+    SENTENCE_OPTION = "return_sentence_scores"
     REFERENCE_BASED = True
 
     def _info(self):

@@ -21,6 +21,8 @@ _EVALUATE_INIT_ARGS = frozenset({
     "config_name", "keep_in_memory", "cache_dir", "num_process", "process_id", "seed", "experiment_id",
     "hash", "max_concurrent_cache_files", "timeout",
 })
+#: Names that all ask for per-sentence scores; each metric maps them to its own option (`SENTENCE_OPTION`).
+SENTENCE_SCORE_NAMES = ("return_sentence_scores", "sentence_scores", "sentences")
 
 
 def text_features(with_references: bool = True) -> datasets.Features:
@@ -38,9 +40,11 @@ class GECMetric(evaluate.Metric, metaclass=abc.ABCMeta):
     DEFAULTS: Mapping[str, Any] = {}
     #: Whether the metric takes references.
     REFERENCE_BASED: bool = True
+    #: The metric's own option for per-sentence scores; every name in `SENTENCE_SCORE_NAMES` is an alias of it.
+    SENTENCE_OPTION: str | None = None
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
-        options = {k: kwargs.pop(k) for k in list(kwargs) if k not in _EVALUATE_INIT_ARGS}
+        options = self._canonical({k: kwargs.pop(k) for k in list(kwargs) if k not in _EVALUATE_INIT_ARGS})
         self._check_option_names(options)
         self.init_options = options
         self._added = 0
@@ -52,8 +56,20 @@ class GECMetric(evaluate.Metric, metaclass=abc.ABCMeta):
 
     def options(self, compute_kwargs: Mapping[str, Any]) -> dict[str, Any]:
         """Defaults, overridden by init kwargs, overridden by compute kwargs."""
+        compute_kwargs = self._canonical(compute_kwargs)
         self._check_option_names(compute_kwargs)
         return {**self.DEFAULTS, **self.init_options, **compute_kwargs}
+
+    def _canonical(self, options: Mapping[str, Any]) -> dict[str, Any]:
+        """Options with every per-sentence-scores alias renamed to `SENTENCE_OPTION`."""
+        out: dict[str, Any] = {}
+        for key, value in options.items():
+            name = self.SENTENCE_OPTION if self.SENTENCE_OPTION and key in SENTENCE_SCORE_NAMES else key
+            if name in out and out[name] != value:
+                raise TypeError(f"{type(self).__name__} got conflicting values for `{name}` and its aliases "
+                                f"{list(SENTENCE_SCORE_NAMES)}")
+            out[name] = value
+        return out
 
     def _check_option_names(self, options: Mapping[str, Any]) -> None:
         unknown = sorted(set(options) - set(self.DEFAULTS))
