@@ -20,7 +20,7 @@ import torch
 from gecscore.chunks import label_chunks, partition_sample, samples_from_m2
 from gecscore.cleme_eval import ClemeConfig, cleme_score, evaluate_samples
 from gecscore.cleme_weights import pseudo_sentence, similarity_weights
-from gecscore.pt_m2 import BERTScoreSimilarity
+from gecscore.edit_impact import BERTScoreSimilarity
 
 REPO = Path(__file__).resolve().parent.parent
 EXAMPLES = REPO.parent / "shared" / "data" / "CoNLL-2014" / "CLEME" / "demo" / "examples"

@@ -471,7 +471,7 @@ def test_card_and_script_doctests(document):
 
 
 def _minilm_similarity(minilm):
-    from gecscore.pt_m2 import BERTScoreSimilarity
+    from gecscore.edit_impact import BERTScoreSimilarity
 
     return BERTScoreSimilarity(str(minilm), layer=6)
 

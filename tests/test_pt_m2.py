@@ -7,7 +7,7 @@ import json
 import numpy as np
 import pytest
 
-from gecscore import m2, pt_m2
+from gecscore import edit_impact, m2, pt_m2
 from gecscore.m2 import SysEdit
 from gecscore.m2io import parse_m2, read_m2
 
@@ -56,18 +56,18 @@ def test_pseudo_sentence_applies_one_edit_like_the_reference():
 def test_edit_weights_batch_once_and_share_indistinguishable_texts():
     sim = OverlapSimilarity()
     requests = [
-        pt_m2.WeightRequest("a b c", "a x c", ("a x c", "A b c", "a b")),
-        pt_m2.WeightRequest("a b c", "a x c", ()),
-        pt_m2.WeightRequest("d e", "d f", ("d f",)),
+        edit_impact.WeightRequest("a b c", "a x c", ("a x c", "A b c", "a b")),
+        edit_impact.WeightRequest("a b c", "a x c", ()),
+        edit_impact.WeightRequest("d e", "d f", ("d f",)),
     ]
-    weights = pt_m2.edit_weights(requests, sim)
+    weights = edit_impact.edit_weights(requests, sim)
     assert len(sim.calls) == 1
     pairs = sim.calls[0]
     assert pairs.count(("a b c", "a x c")) == 1 and ("A b c", "a x c") not in pairs  # shared with the source
     base = sim(["a b c"], ["a x c"])[0]
     assert weights[0] == pytest.approx([1.0 - base, 0.0, abs(sim(["a b"], ["a x c"])[0] - base)])
     assert weights[0][1] == 0.0 and weights[1] == [] and weights[2] == pytest.approx([0.5])
-    assert pt_m2.edit_weights(requests, None) == [[1.0] * 3, [], [1.0]]
+    assert edit_impact.edit_weights(requests, None) == [[1.0] * 3, [], [1.0]]
 
 
 def test_uniform_rule_only_for_an_all_zero_sum():
@@ -293,7 +293,7 @@ def test_minilm_weights_on_flagged_and_sample_sentences(golden, shared_data, min
     assert flagged == [164, 207]
     indices = list(range(30)) + [61, *flagged]
     sources, hypotheses, gold, _ = ptm2_inputs(golden, shared_data, "seeda_T5")
-    sim = pt_m2.BERTScoreSimilarity(str(minilm), layer=6)
+    sim = edit_impact.BERTScoreSimilarity(str(minilm), layer=6)
     pick = lambda xs: [xs[i] for i in indices]
     result = pt_m2.score_m2(pick(sources), pick(hypotheses), pick(gold), similarity=sim)
     compare_sentences(result, expected, indices, 1e-5)
@@ -305,7 +305,7 @@ def test_minilm_weights_on_flagged_and_sample_sentences(golden, shared_data, min
 def test_minilm_sentm2_golden_parity(golden, shared_data, minilm, system):
     expected = json.loads((golden / "pt_m2" / f"ptm2_sentm2_bertscore_{system}.json").read_text())
     sources, hypotheses, gold, refs = ptm2_inputs(golden, shared_data, system)
-    sim = pt_m2.BERTScoreSimilarity(str(minilm), layer=6)
+    sim = edit_impact.BERTScoreSimilarity(str(minilm), layer=6)
     result = pt_m2.score_m2(sources, hypotheses, gold, similarity=sim,
                             reference_texts=pt_m2.gold_references(gold, refs))
     assert result.f == pytest.approx(expected["score"], abs=1e-5)
@@ -350,7 +350,7 @@ def test_errant_self_scorer_equals_golden_errant(golden, shared_data, nlp, syste
 def test_pt_errant_minilm_golden_parity(golden, shared_data, nlp, minilm, system):
     expected = json.loads((golden / "pt_errant" / f"pterrant_{system}.json").read_text())
     sources, hypotheses, references = errant_inputs(shared_data, expected)
-    sim = pt_m2.BERTScoreSimilarity(str(minilm), layer=6)
+    sim = edit_impact.BERTScoreSimilarity(str(minilm), layer=6)
     corpus = pt_m2.score_errant(sources, hypotheses, references, extractor=pt_m2.default_extractor(),
                                 variant="errant", similarity=sim)
     compare_errant(corpus, expected, 1e-5)

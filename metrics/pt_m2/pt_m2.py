@@ -11,6 +11,7 @@ from gecscore.m2io import read_m2
 from gecscore.validation import check_same_length
 from gecscore.validation import check_texts
 from gecscore import pt_m2
+from gecscore.edit_impact import BERTScoreSimilarity
 
 _CITATION = """\
 @inproceedings{gong-etal-2022-revisiting,
@@ -139,7 +140,7 @@ class PtM2(GECMetric):
             list(sources), list(predictions), references, tokenize=opts["tokenize"], gold_given=gold is not None)
         similarity = None
         if scorer == "bertscore":
-            similarity = pt_m2.BERTScoreSimilarity(opts["model"], layer=opts["layer"], device=opts["device"])
+            similarity = BERTScoreSimilarity(opts["model"], layer=opts["layer"], device=opts["device"])
         common = dict(variant=variant, similarity=similarity, beta=beta, progress=opts["progress"])
         if variant in ("m2", "sentm2"):
             if gold is not None:

@@ -16,7 +16,7 @@ from gecscore.chunks import ASSUMPTIONS, Chunk, Sample, label_chunks, partition_
 from gecscore.cleme import ALPHA_CORPUS, ALPHA_SENTENCE, HEUO, LEVELS, PRF, RELEASES, ChunkCounts, SentenceStats, \
     check_alpha, length_bias, length_config, length_weights, sentence_stats
 from gecscore.cleme_weights import LLMRater, Weights, llm_weights, similarity_weights
-from gecscore.pt_m2 import BERTScoreSimilarity, Similarity
+from gecscore.edit_impact import BERTScoreSimilarity, Similarity
 from gecscore.signature import make_signature
 
 VARIANTS: tuple[str, ...] = ("cleme2", "cleme")

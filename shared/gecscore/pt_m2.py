@@ -4,20 +4,20 @@
 Behaviour follows `../shared/spec/reference-behaviour.md` §3: PT-M² as in the reference CLI (pygongnlp/PT-M2,
 `--base m2|sentm2`), PT-ERRANT as in gec-metrics (`PTERRANT`, ERRANT edits, greedy corpus references). The pure
 parts (pseudo sentences, weights from similarities, counts, scores) take plain data; the similarity function
-is injected (`BERTScoreSimilarity` is one on `gecscore.bertscore.BERTScorer`; `None` = unit weights, the
-`self` scorer). Each weight request puts F(source, ref) once per sentence and reference and all pseudo
+is injected (`gecscore.edit_impact`: `BERTScoreSimilarity`; `None` = unit weights, the `self` scorer).
+Each weight request puts F(source, ref) once per sentence and reference and all pseudo
 sentences into one batched similarity call.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Hashable, Literal, Mapping, NamedTuple, Protocol, Sequence
+from typing import TYPE_CHECKING, Literal, Mapping, Sequence
 
-import numpy as np
 from tqdm.auto import tqdm
 
 from gecscore import m2
+from gecscore.edit_impact import Similarity, WeightRequest, edit_weights
 from gecscore.edits import Edit, apply_edits
 from gecscore.errant_scoring import Counts as ErrantCounts
 from gecscore.errant_scoring import FScore, total
@@ -32,23 +32,6 @@ Variant = Literal["sentm2", "m2", "errant", "senterrant"]
 VARIANTS: tuple[str, ...] = ("sentm2", "m2", "errant", "senterrant")
 
 
-class Similarity(Protocol):
-    """F1 of each candidate against the reference at the same position, and which texts it cannot tell apart."""
-
-    def __call__(self, candidates: Sequence[str], references: Sequence[str]) -> np.ndarray: ...
-
-    def canonical(self, texts: Sequence[str]) -> list[Hashable]:
-        """A key per text; texts with equal keys get equal scores (e.g. equal token ids)."""
-
-
-class WeightRequest(NamedTuple):
-    """The pseudo sentences of one sentence and reference, each to be weighed against `source`."""
-
-    source: str
-    reference: str
-    pseudo: tuple[str, ...]
-
-
 def pseudo_sentence(source: Sequence[str], edit: SysEdit) -> str:
     """The source tokens with only `edit` applied; an edit without original tokens inserts at its start
     (as PT-M² applies the merged first-row insertions of the M² lattice)."""
@@ -56,65 +39,11 @@ def pseudo_sentence(source: Sequence[str], edit: SysEdit) -> str:
     return " ".join([*source[:edit.start], *edit.corr.split(), *source[end:]])
 
 
-def edit_weights(requests: Sequence[WeightRequest], similarity: Similarity | None) -> list[list[float]]:
-    """|F(pseudo, ref) − F(source, ref)| for every pseudo sentence, or 1.0 each without a similarity.
-
-    All distinct (candidate, reference) pairs go through one `similarity` call. Candidates that the model
-    cannot tell apart (same canonical key, e.g. "family-related" and "family - related" for a WordPiece
-    model) share one score, so an edit invisible to the model weighs exactly 0, as in the reference, which
-    scores every pair alone; this matters for PT-M²'s "weights sum to 0" rule.
-    """
-    if similarity is None:
-        return [[1.0] * len(r.pseudo) for r in requests]
-    texts = list(dict.fromkeys(t for r in requests if r.pseudo for t in (r.source, *r.pseudo)))
-    if not texts:
-        return [[] for _ in requests]
-    key = dict(zip(texts, similarity.canonical(texts)))
-    pairs: dict[tuple[Hashable, str], int] = {}
-    chosen: list[tuple[str, str]] = []
-    for r in requests:
-        for candidate in (r.source, *r.pseudo) if r.pseudo else ():
-            if (key[candidate], r.reference) not in pairs:
-                pairs[(key[candidate], r.reference)] = len(chosen)
-                chosen.append((candidate, r.reference))
-    candidates, references = zip(*chosen)
-    f = np.asarray(similarity(list(candidates), list(references)), dtype=np.float64)
-    if f.shape != (len(chosen),):
-        raise ValueError(f"the similarity function returned shape {f.shape}, expected ({len(chosen)},)")
-    out = []
-    for r in requests:
-        if not r.pseudo:
-            out.append([])
-            continue
-        base = float(f[pairs[(key[r.source], r.reference)]])
-        out.append([abs(float(f[pairs[(key[p], r.reference)]]) - base) for p in r.pseudo])
-    return out
-
-
 def uniform_if_all_zero(weights: dict[SysEdit, float]) -> dict[SysEdit, float]:
     """PT-M²'s sentence-level rule: weights that sum to exactly 0 all become 1/n."""
     if weights and sum(weights.values()) == 0:
         return dict.fromkeys(weights, 1 / len(weights))
     return weights
-
-
-class BERTScoreSimilarity:
-    """BERTScore F1 through `gecscore.bertscore.BERTScorer` (idf off, no baseline rescaling: a positive linear
-    rescaling cancels in every PT-M² ratio); texts are canonical by their token ids."""
-
-    def __init__(self, model: str = "bert-base-uncased", *, layer: int | None = None,
-                 device: str | None = None) -> None:
-        from gecscore.bertscore import BERTScorer
-
-        self.model = model
-        self.scorer = BERTScorer(model, layer=layer, device=device)
-        self.layer = self.scorer.layer
-
-    def __call__(self, candidates: Sequence[str], references: Sequence[str]) -> np.ndarray:
-        return np.asarray(self.scorer.score(list(candidates), list(references)).f1)
-
-    def canonical(self, texts: Sequence[str]) -> list[Hashable]:
-        return [tuple(ids) for ids in self.scorer.encoder.token_ids([t.strip() for t in texts])]
 
 
 # ---------------------------------------------------------------------------------------------------

@@ -227,7 +227,8 @@ def _pt_m2(**options: Any) -> SentenceMetric:
     reference set's own, else built from the raw references with ERRANT)."""
     def score(core: dict, opts: dict, sources: Sequence[str], hypotheses: Sequence[str],
               references: Sequence[Sequence[str]], gold: Any, progress: bool) -> SystemScores:
-        from ..pt_m2 import BERTScoreSimilarity, score_m2
+        from ..edit_impact import BERTScoreSimilarity
+        from ..pt_m2 import score_m2
 
         if core["base"] not in ("sentm2", "m2"):
             raise ValueError(f"pt-m2 option `base` must be 'sentm2' or 'm2', got {core['base']!r}")
@@ -248,7 +249,8 @@ def _pt_errant(**options: Any) -> SentenceMetric:
     def score(core: dict, opts: dict, sources: Sequence[str], hypotheses: Sequence[str],
               references: Sequence[Sequence[str]], gold: Any, progress: bool) -> SystemScores:
         from ..edits import get_extractor
-        from ..pt_m2 import BERTScoreSimilarity, score_errant
+        from ..edit_impact import BERTScoreSimilarity
+        from ..pt_m2 import score_errant
 
         if core["base"] not in ("errant", "senterrant"):
             raise ValueError(f"pt-errant option `base` must be 'errant' or 'senterrant', got {core['base']!r}")
