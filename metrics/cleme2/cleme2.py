@@ -3,7 +3,7 @@
 import evaluate
 from gecscore.cleme_eval import cleme_score
 from gecscore.evaluate_module import GECMetric
-from gecscore.evaluate_module import text_features
+from gecscore.evaluate_module import metric_info
 
 _CITATION = """\
 @inproceedings{ye-etal-2025-cleme2,
@@ -90,15 +90,9 @@ class Cleme2(GECMetric):
     REFERENCE_BASED = True
 
     def _info(self):
-        return evaluate.MetricInfo(
-            description=_DESCRIPTION,
-            citation=_CITATION,
-            inputs_description=_KWARGS_DESCRIPTION,
-            features=text_features(with_references=True),
-            codebase_urls=["https://github.com/THUKElab/CLEME"],
-            reference_urls=["https://arxiv.org/abs/2407.00934", "https://arxiv.org/abs/2310.10819"],
-            license="Apache-2.0",
-        )
+        return metric_info(_DESCRIPTION, _CITATION, _KWARGS_DESCRIPTION, with_references=True,
+                           codebase_urls=["https://github.com/THUKElab/CLEME"],
+                           reference_urls=["https://arxiv.org/abs/2407.00934", "https://arxiv.org/abs/2310.10819"])
 
     def compute(self, *, predictions=None, references=None, **kwargs):
         """Score the added examples, or the M2 files given as `hyp_m2` and `ref_m2` (paths or M2 text)."""

@@ -2,7 +2,7 @@
 
 import evaluate
 from gecscore.evaluate_module import GECMetric
-from gecscore.evaluate_module import text_features
+from gecscore.evaluate_module import metric_info
 from gecscore.impara import Impara
 
 _CITATION = """\
@@ -76,16 +76,11 @@ class ImparaGed(GECMetric):
     REFERENCE_BASED = False
 
     def _info(self):
-        return evaluate.MetricInfo(
-            description=_DESCRIPTION,
-            citation=_CITATION,
-            inputs_description=_KWARGS_DESCRIPTION,
-            features=text_features(with_references=False),
-            homepage="https://huggingface.co/naist-nlp/IMPARA-GED",
-            codebase_urls=["https://github.com/gotutiyan/gec-metrics", "https://github.com/gotutiyan/IMPARA"],
-            reference_urls=["https://arxiv.org/abs/2506.02899"],
-            license="Apache-2.0",
-        )
+        return metric_info(_DESCRIPTION, _CITATION, _KWARGS_DESCRIPTION, with_references=False,
+                           codebase_urls=["https://github.com/gotutiyan/gec-metrics",
+                                          "https://github.com/gotutiyan/IMPARA"],
+                           reference_urls=["https://arxiv.org/abs/2506.02899"],
+                           homepage="https://huggingface.co/naist-nlp/IMPARA-GED")
 
     def _compute(self, sources, predictions, references=None, **kwargs):
         opts = self.options(kwargs)

@@ -5,7 +5,7 @@ import os
 import evaluate
 
 from gecscore.evaluate_module import GECMetric
-from gecscore.evaluate_module import text_features
+from gecscore.evaluate_module import metric_info
 from gecscore.m2io import parse_m2
 from gecscore.m2io import read_m2
 from gecscore.validation import check_same_length
@@ -98,16 +98,11 @@ class PtM2(GECMetric):
     REFERENCE_BASED = True
 
     def _info(self):
-        return evaluate.MetricInfo(
-            description=_DESCRIPTION,
-            citation=_CITATION,
-            inputs_description=_KWARGS_DESCRIPTION,
-            features=text_features(with_references=True),
-            homepage="https://github.com/pygongnlp/PT-M2",
-            codebase_urls=["https://github.com/pygongnlp/PT-M2", "https://github.com/gotutiyan/gec-metrics"],
-            reference_urls=["https://aclanthology.org/2022.emnlp-main.463"],
-            license="Apache-2.0",
-        )
+        return metric_info(_DESCRIPTION, _CITATION, _KWARGS_DESCRIPTION, with_references=True,
+                           codebase_urls=["https://github.com/pygongnlp/PT-M2",
+                                          "https://github.com/gotutiyan/gec-metrics"],
+                           reference_urls=["https://aclanthology.org/2022.emnlp-main.463"],
+                           homepage="https://github.com/pygongnlp/PT-M2")
 
     def _normalise_batch(self, sources, predictions, references):
         """References are optional here (a gold M2 can stand in for them): missing ones become empty lists."""

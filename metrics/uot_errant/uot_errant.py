@@ -2,7 +2,7 @@
 
 import evaluate
 from gecscore.evaluate_module import GECMetric
-from gecscore.evaluate_module import text_features
+from gecscore.evaluate_module import metric_info
 from gecscore.uot import UOTConfig
 from gecscore.uot import UOTErrant
 
@@ -88,15 +88,9 @@ class UotErrant(GECMetric):
     REFERENCE_BASED = True
 
     def _info(self):
-        return evaluate.MetricInfo(
-            description=_DESCRIPTION,
-            citation=_CITATION,
-            inputs_description=_KWARGS_DESCRIPTION,
-            features=text_features(with_references=True),
-            codebase_urls=["https://github.com/gotutiyan/uot-errant"],
-            reference_urls=["https://arxiv.org/abs/2602.05419"],
-            license="Apache-2.0",
-        )
+        return metric_info(_DESCRIPTION, _CITATION, _KWARGS_DESCRIPTION, with_references=True,
+                           codebase_urls=["https://github.com/gotutiyan/uot-errant"],
+                           reference_urls=["https://arxiv.org/abs/2602.05419"])
 
     def _compute(self, sources, predictions, references=None, **kwargs):
         opts = self.options(kwargs)

@@ -33,6 +33,15 @@ def text_features(with_references: bool = True) -> datasets.Features:
     return datasets.Features(columns)
 
 
+def metric_info(description: str, citation: str, inputs_description: str, *, with_references: bool,
+                codebase_urls: list[str], reference_urls: list[str], homepage: str = "") -> evaluate.MetricInfo:
+    """The `MetricInfo` of a gecscore metric: text features (see `text_features`), Apache-2.0."""
+    return evaluate.MetricInfo(
+        description=description, citation=citation, inputs_description=inputs_description,
+        features=text_features(with_references=with_references), homepage=homepage,
+        codebase_urls=codebase_urls, reference_urls=reference_urls, license="Apache-2.0")
+
+
 class GECMetric(evaluate.Metric, metaclass=abc.ABCMeta):
     """Base for gecscore metrics: option handling, reference normalisation and input checks."""
 
