@@ -94,6 +94,4 @@ def build_demo(metric: MetricHandle | None = None) -> gr.Blocks:
 
 
 if __name__ == "__main__":
-    handle = MetricHandle(NAME, __file__)
-    serve(build_demo(handle), warm_up=lambda: handle.compute(sources=[SOURCE], predictions=[SOURCE],
-                                                             model=MODELS[0]))
+    serve(PAGE, NAME, __file__, build_demo, model=MODELS[0])

@@ -105,7 +105,4 @@ def build_demo(metric: MetricHandle | None = None) -> gr.Blocks:
 
 
 if __name__ == "__main__":
-    handle = MetricHandle(NAME, __file__)
-    example = PAGE.sentence_examples[0]
-    serve(build_demo(handle), warm_up=lambda: handle.compute(
-        sources=[example[0]], predictions=[example[1]], references=[example[2].splitlines()], model=MODELS[0]))
+    serve(PAGE, NAME, __file__, build_demo, model=MODELS[0])

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Sequence
@@ -115,14 +116,20 @@ def corpus_example(page: Page, app_file: str | Path, files: list[gr.File]) -> No
     gr.Examples(rows, inputs=files, label="Example files (CoNLL-2014 test lines, T5 outputs from SEEDA)")
 
 
-def serve(demo: gr.Blocks, warm_up: Callable[[], Any] | None = None, **launch: Any) -> None:
-    """Launch a Space (`python app.py`); `warm_up` loads the models in the background once the server is up."""
-    demo.queue(default_concurrency_limit=1)
-    if warm_up is not None:
-        import threading
+def serve(page: Page, name: str, app_file: str | Path, build_demo: Callable[[Any], gr.Blocks],
+          **warm_up_options: Any) -> None:
+    """Launch a Space (`python app.py`) on its metric; the model warms up on the first example in the background."""
+    from .loading import MetricHandle
 
-        threading.Thread(target=_quietly, args=(warm_up,), daemon=True).start()
-    demo.launch(**launch)
+    handle = MetricHandle(name, app_file)
+    example = page.sentence_examples[0]
+    inputs: dict[str, Any] = {"sources": [example[0]], "predictions": example[1].splitlines()[:1]}
+    if page.reference_based:
+        inputs["references"] = [example[2].splitlines()]
+    demo = build_demo(handle)
+    demo.queue(default_concurrency_limit=1)
+    threading.Thread(target=_quietly, args=(lambda: handle.compute(**inputs, **warm_up_options),), daemon=True).start()
+    demo.launch()
 
 
 def _quietly(fn: Callable[[], Any]) -> None:
