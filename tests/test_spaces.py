@@ -196,9 +196,8 @@ def test_missing_file_is_a_message(served):
 
 # --- fast end-to-end runs with tiny models or no model ----------------------------------------------------------
 
+@pytest.mark.parametrize("served", ["pt_m2"], indirect=True)
 def test_pt_m2_corpus_with_gold_m2_matches_the_module(served, modules, tiny_bert):
-    if served.name != "pt_m2":
-        pytest.skip("PT-M2 only")
     settings = ["m2", "bertscore", str(tiny_bert), 1, 0.5, False]
     status, scores, table, download = served.client.predict(
         upload("source.txt"), upload("hypothesis.txt"), [upload("gold.m2")], *settings, api_name="/score_corpus")
@@ -213,9 +212,8 @@ def test_pt_m2_corpus_with_gold_m2_matches_the_module(served, modules, tiny_bert
     assert saved["corpus"]["f0.5"] == scores["f0.5"] and len(saved["details"]["edits"]) == 8
 
 
+@pytest.mark.parametrize("served", ["cleme2"], indirect=True)
 def test_cleme2_corpus_from_m2_matches_the_module(served, modules, tmp_path):
-    if served.name != "cleme2":
-        pytest.skip("CLEME2.0 only")
     gold = parse_m2((EXAMPLES / "gold.m2").read_text(encoding="utf-8"))
     hyp = [M2Sentence(s.source, [e for e in s.edits if e.annotator == 0]) for s in gold]  # annotator 0 as system
     (tmp_path / "hyp.m2").write_text(format_m2(hyp), encoding="utf-8")
@@ -230,9 +228,8 @@ def test_cleme2_corpus_from_m2_matches_the_module(served, modules, tmp_path):
     assert [row[2] for row in table["data"]] == [m2_target(s, 0) for s in gold]
 
 
+@pytest.mark.parametrize("served", ["impara_ged"], indirect=True)
 def test_impara_with_a_local_checkpoint_matches_the_module(served, modules, tiny_modernbert):
-    if served.name != "impara_ged":
-        pytest.skip("IMPARA-GED only")
     example, inputs = sentence_inputs(served)
     status, summary, bars, ranking, raw = served.client.predict(*example, str(tiny_modernbert), "impara_ged",
                                                                 api_name="/score_sentence")
@@ -292,9 +289,8 @@ def test_unloadable_model_is_a_message(served):
 
 
 @pytest.mark.real_model
+@pytest.mark.parametrize("served", ["uot_errant"], indirect=True)
 def test_m2_references_are_refused_where_the_metric_takes_text(served):
-    if served.name != "uot_errant":
-        pytest.skip("UOT-ERRANT only")
     status, *_ = served.client.predict(upload("source.txt"), upload("hypothesis.txt"), [upload("gold.m2")],
                                        *served.case.settings, api_name="/score_corpus")
     assert_message(status, "gold.m2 is an M2 file")
