@@ -16,6 +16,7 @@ from pathlib import Path
 import errant
 
 from gecscore.edits import EditExtractor, load_spacy
+from report import machine_line, write_report
 
 REPO = Path(__file__).resolve().parent.parent
 SEEDA = REPO.parent / "shared" / "data" / "SEEDA" / "outputs" / "subset"
@@ -117,15 +118,12 @@ def main(argv: list[str] | None = None) -> int:
         "distinct sentences are tagged and parsed in `nlp.pipe` batches of 256, and a pair whose token lists are "
         "equal gets no edits without any parse (ERRANT aligns equal token lists as all matches).",
         "",
-        f"Machine: {os.cpu_count()} CPU cores, load average {load_before:.1f} before / {os.getloadavg()[0]:.1f} after "
-        "the run (other jobs share the cores, so absolute times move between runs; compare the rows of one run).",
+        machine_line(load_before),
     ])
     print(report)
     if args.out:
-        command = "cd /work/main && .venv/bin/python benchmarks/bench_edits.py " + " ".join(argv or sys.argv[1:])
-        args.out.write_text(
-            "# ERRANT edit extraction: batched vs one pair at a time\n\n"
-            f"Command:\n\n```\n{command.strip()}\n```\n\n{report}\n", encoding="utf-8")
+        write_report(args.out, "ERRANT edit extraction: batched vs one pair at a time", "bench_edits.py",
+                     argv or sys.argv[1:], report)
     if not identical:
         print("edits differ from errant", file=sys.stderr)
         return 1

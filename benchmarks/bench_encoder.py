@@ -18,6 +18,7 @@ import numpy as np
 import torch
 
 from gecscore.encoders import Encoder
+from report import machine_line, write_report
 
 REPO = Path(__file__).resolve().parent.parent
 SEEDA = REPO.parent / "shared" / "data" / "SEEDA" / "outputs" / "subset"
@@ -104,16 +105,12 @@ def main(argv: list[str] | None = None) -> int:
         f"Largest difference between the cold embeddings and the reference-style ones: {max_diff:.2e} "
         "(float rounding from batch composition and padding; the masked mean itself ignores padding).",
         "",
-        f"Machine: {os.cpu_count()} CPU cores, load average {load_before:.1f} before / {os.getloadavg()[0]:.1f} "
-        "after the run (other jobs share the cores, so absolute times move between runs; compare the rows of one "
-        "run).",
+        machine_line(load_before),
     ])
     print(report)
     if args.out:
-        command = "cd /work/main && .venv/bin/python benchmarks/bench_encoder.py " + " ".join(argv or sys.argv[1:])
-        args.out.write_text(
-            "# Shared encoder: throughput and cache hits (all-MiniLM-L6-v2)\n\n"
-            f"Command:\n\n```\n{command.strip()}\n```\n\n{report}\n", encoding="utf-8")
+        write_report(args.out, "Shared encoder: throughput and cache hits (all-MiniLM-L6-v2)", "bench_encoder.py",
+                     argv or sys.argv[1:], report)
     return 0 if max_diff < 1e-5 else 1
 
 

@@ -1,0 +1,20 @@
+"""What every benchmark report ends with: the machine line, and the file with the command that made it."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Sequence
+
+
+def machine_line(load_before: float) -> str:
+    """CPU count and load average before / now (absolute times move with the other jobs on the cores)."""
+    return (f"Machine: {os.cpu_count()} CPU cores, load average {load_before:.1f} before / {os.getloadavg()[0]:.1f} "
+            "after the run (other jobs share the cores, so absolute times move between runs; compare the rows of one "
+            "run).")
+
+
+def write_report(out: Path, title: str, script: str, argv: Sequence[str], report: str) -> None:
+    """`out`: the title, the command (`script` with `argv`, from the repository root) and the report."""
+    command = f"cd /work/main && .venv/bin/python benchmarks/{script} " + " ".join(argv)
+    out.write_text(f"# {title}\n\nCommand:\n\n```\n{command.strip()}\n```\n\n{report}\n", encoding="utf-8")
