@@ -17,10 +17,10 @@ from pathlib import Path
 
 import torch
 
-from gecscore.chunks import label_chunks, partition_sample, samples_from_m2
-from gecscore.cleme_eval import ClemeConfig, cleme_score, evaluate_samples
-from gecscore.cleme_weights import pseudo_sentence, similarity_weights
-from gecscore.edit_impact import BERTScoreSimilarity
+from gecscore.cleme2.chunks import label_chunks, partition_sample, samples_from_m2
+from gecscore.cleme2.metric import ClemeConfig, cleme_score, evaluate_samples
+from gecscore.cleme2.weights import pseudo_sentence, similarity_weights
+from gecscore.common.edit_impact import BERTScoreSimilarity
 
 REPO = Path(__file__).resolve().parent.parent
 EXAMPLES = REPO.parent / "shared" / "data" / "CoNLL-2014" / "CLEME" / "demo" / "examples"

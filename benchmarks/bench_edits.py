@@ -1,4 +1,4 @@
-"""Batched ERRANT extraction (`gecscore.edits.EditExtractor`) against one-pair-at-a-time `errant.annotate`.
+"""Batched ERRANT extraction (`gecscore.common.edits.EditExtractor`) against one-pair-at-a-time `errant.annotate`.
 
 Pairs: SEEDA subset sources × system outputs (BART, T5, GPT-3.5; system-major), the first `--pairs` of them.
 Each timed run starts from empty caches; the spaCy pipeline is loaded and warmed up once beforehand.
@@ -15,7 +15,7 @@ from pathlib import Path
 
 import errant
 
-from gecscore.edits import EditExtractor, load_spacy
+from gecscore.common.edits import EditExtractor, load_spacy
 from report import machine_line, write_report
 
 REPO = Path(__file__).resolve().parent.parent

@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from gecscore.encoders import Encoder
+from gecscore.common.encoders import Encoder
 from report import machine_line, write_report
 
 REPO = Path(__file__).resolve().parent.parent

@@ -30,8 +30,8 @@ def timed(fn):
 
 
 def amu(args) -> list[str]:
-    from gecscore import m2, pt_m2
-    from gecscore.m2io import read_m2
+    from gecscore.pt_m2 import lattice as m2, metric as pt_m2
+    from gecscore.common.m2io import read_m2
 
     gold = read_m2(DATA / "reference.m2")[:args.sentences]
     sources = (DATA / "source").read_text().split("\n")[:len(gold)]
@@ -59,7 +59,7 @@ def amu(args) -> list[str]:
 
 
 def pathological(args) -> list[str]:
-    from gecscore import m2
+    from gecscore.pt_m2 import lattice as m2
     from m2_oracle import oracle_edit_sequence
 
     gold = [m2.GoldEdit(5, 6, "not", ("",))]

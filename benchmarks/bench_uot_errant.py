@@ -51,11 +51,11 @@ def main() -> int:
 
     import torch
 
-    import gecscore.uot as uot_module
-    from gecscore.edits import get_extractor
-    from gecscore.encoders import Encoder
-    from gecscore.transport import variant_texts
-    from gecscore.uot import DegenerateTransportWarning, UOTErrant
+    import gecscore.uot_errant.metric as uot_module
+    from gecscore.common.edits import get_extractor
+    from gecscore.common.encoders import Encoder
+    from gecscore.uot_errant.transport import variant_texts
+    from gecscore.uot_errant.metric import DegenerateTransportWarning, UOTErrant
 
     start = time.perf_counter()
     sources = read_lines(SEEDA / "outputs" / "subset" / "INPUT.txt")

@@ -1,13 +1,13 @@
 """A deliberately literal, slow transcription of the M² 3.2 lattice described in the spec (§6), as a test oracle.
 
 It follows the description step by step (full triple loop for transitive arcs, removal from the list being
-iterated, Bellman–Ford passes over the whole edge list), so that the optimised `gecscore.m2.Lattice` can be
+iterated, Bellman–Ford passes over the whole edge list), so that the optimised `gecscore.pt_m2.lattice.Lattice` can be
 compared with it on random inputs. Only for tiny inputs.
 """
 
 from __future__ import annotations
 
-from gecscore.m2 import GoldEdit, SysEdit
+from gecscore.pt_m2.lattice import GoldEdit, SysEdit
 
 
 def _steps(src: list[str], hyp: list[str], sub_cost: int) -> dict:

@@ -5,8 +5,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from gecscore.bertscore import BERTScorer, Tokens, default_layer, greedy_match, packaged_baseline, read_baseline
-from gecscore.encoders import Encoder
+from gecscore.common.bertscore import BERTScorer, Tokens, default_layer, greedy_match, packaged_baseline, read_baseline
+from gecscore.common.encoders import Encoder
 
 # bert_score turns its baseline row into a tensor from a read-only array
 pytestmark = pytest.mark.filterwarnings("ignore:The given NumPy array is not writable:UserWarning")

@@ -3,15 +3,15 @@
 import numpy as np
 import pytest
 
-from gecscore.bootstrap import (
+from gecscore.common.bootstrap import (
     Aggregate, GreedyReferences, SentenceMean, confidence_interval, estimate_ci, first_best, paired_bootstrap,
     resample_indices, resampled_scores, signature_suffix,
 )
-from gecscore.cleme import HEUO, ChunkCounts
-from gecscore.corpus_rules import errant_greedy, heuo_greedy, m2_greedy
-from gecscore.errant_scoring import Counts, FScore
-from gecscore.m2 import Counts as M2Counts
-from gecscore.m2 import corpus_m2
+from gecscore.cleme2.metric import HEUO, ChunkCounts
+from gecscore.common.corpus_rules import errant_greedy, heuo_greedy, m2_greedy
+from gecscore.common.errant_scoring import Counts, FScore
+from gecscore.pt_m2.lattice import Counts as M2Counts
+from gecscore.pt_m2.lattice import corpus_m2
 
 
 def sacrebleu_paired(stats_a, stats_b, score, n_samples, seed):
@@ -148,7 +148,7 @@ def test_first_best_keeps_the_first_of_equal_keys_and_skips_padding():
     ("cleme2", {"weighting": "none"}), ("cleme2", {"weighting": "length", "variant": "cleme"}),
 ])
 def test_statistics_of_real_runs_give_the_metric_score(metric, options, shared_data, nlp):
-    from gecscore.m2io import read_m2
+    from gecscore.common.m2io import read_m2
     from gecscore.metric_runs import score
 
     data = shared_data / "CoNLL-2014" / "PT-M2" / "data"

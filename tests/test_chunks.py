@@ -1,4 +1,4 @@
-"""`gecscore.chunks`: CLEME's joint chunk partition, chunk labels and the M2 / raw-text inputs."""
+"""`gecscore.cleme2.chunks`: CLEME's joint chunk partition, chunk labels and the M2 / raw-text inputs."""
 
 from __future__ import annotations
 
@@ -6,12 +6,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gecscore.chunks import (
+from gecscore.cleme2.chunks import (
     FN, FP_NE, FP_UN, TN, TP, Chunk, Sample, Target, chunk_bounds, label_chunks, m2_blocks, partition,
     partition_sample, samples_from_m2, samples_from_text, shared_intervals,
 )
-from gecscore.edits import Edit
-from gecscore.m2io import parse_m2
+from gecscore.common.edits import Edit
+from gecscore.common.m2io import parse_m2
 
 
 def edit(o_start: int, o_end: int, c_start: int, correction: str, type_: str = "R:X") -> Edit:

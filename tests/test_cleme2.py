@@ -9,13 +9,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from gecscore.chunks import TN, Sample, label_chunks, partition_sample, samples_from_m2
-from gecscore.cleme import (
+from gecscore.cleme2.chunks import TN, Sample, label_chunks, partition_sample, samples_from_m2
+from gecscore.cleme2.metric import (
     ALPHA_CORPUS, ALPHA_SENTENCE, HEUO, LENGTH_CORPUS, PRF, ChunkCounts, check_alpha, length_bias, length_config,
     length_weights, sentence_stats,
 )
-from gecscore.cleme_eval import ClemeConfig, cleme_score, evaluate_samples
-from gecscore.cleme_weights import LLMRater, edit_text, parse_rating, pseudo_sentence, similarity_weights
+from gecscore.cleme2.metric import ClemeConfig, cleme_score, evaluate_samples
+from gecscore.cleme2.weights import LLMRater, edit_text, parse_rating, pseudo_sentence, similarity_weights
 
 from conftest import REPO, run_doctests
 DATA = REPO.parent / "shared" / "data"
@@ -413,7 +413,7 @@ def test_evaluate_module_with_m2_input():
 
 
 def test_plot_chunks():
-    from gecscore.cleme_plot import plot_chunks
+    from gecscore.cleme2.plot import plot_chunks
 
     out = run_m2(m2(SRC, [(1, 2, "x")]), m2(SRC, [(1, 2, "y")], [(3, 3, "z")]), return_chunks=True)
     fig = plot_chunks(out["chunks"][0], ref=1, title="demo")
@@ -430,8 +430,8 @@ def test_plot_chunks():
 
 @pytest.mark.real_model
 def test_m2_and_raw_sentences_agree_where_errant_reproduces_the_m2(nlp):
-    from gecscore.chunks import samples_from_text
-    from gecscore.edits import get_extractor
+    from gecscore.cleme2.chunks import samples_from_text
+    from gecscore.common.edits import get_extractor
 
     samples, _ = conll("AMU")
     samples = samples[:200]
@@ -471,7 +471,7 @@ def test_card_and_script_doctests(document):
 
 
 def _minilm_similarity(minilm):
-    from gecscore.edit_impact import BERTScoreSimilarity
+    from gecscore.common.edit_impact import BERTScoreSimilarity
 
     return BERTScoreSimilarity(str(minilm), layer=6)
 

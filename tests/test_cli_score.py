@@ -7,11 +7,11 @@ import numpy as np
 import pytest
 
 from conftest import REPO
-from gecscore.bootstrap import confidence_interval, paired_bootstrap
+from gecscore.common.bootstrap import confidence_interval, paired_bootstrap
 from gecscore.cli import main
-from gecscore.m2io import format_m2, read_m2
+from gecscore.common.m2io import format_m2, read_m2
 from gecscore.metric_runs import OPTIONS, core_options, score, score_systems
-from gecscore.pt_m2 import m2_references
+from gecscore.pt_m2.metric import m2_references
 
 
 def metric(name):

@@ -13,7 +13,7 @@ SPLIT = 10  # process 0 adds the first SPLIT sentences, process 1 the rest (eval
 
 def load_data(shared_data):
     """Sources, hypotheses and the gold M2 text of the first N CoNLL-2014 sentences (PT-M2's data)."""
-    from gecscore.m2io import format_m2, read_m2
+    from gecscore.common.m2io import format_m2, read_m2
 
     data = shared_data / "CoNLL-2014" / "PT-M2" / "data"
     gold = read_m2(data / "reference.m2")[:N]
@@ -53,7 +53,7 @@ def test_two_processes_equal_one(shared_data, tiny_modernbert, tmp_path):
     }
     env = {k: v for k, v in os.environ.items() if k.startswith(("HF_", "TRANSFORMERS_", "TOKENIZERS_"))}
     context = multiprocessing.get_context("forkserver")  # fresh processes; the imports happen once, in the server
-    context.set_forkserver_preload(["evaluate", "torch", "transformers", "gecscore.impara"])
+    context.set_forkserver_preload(["evaluate", "torch", "transformers", "gecscore.impara_ged.metric"])
     queue = context.Queue()
     processes = [context.Process(target=worker, args=(rank, shared_data, str(tiny_modernbert), str(tmp_path / "cache"),
                                                       env, queue)) for rank in (0, 1)]

@@ -1,4 +1,4 @@
-"""`gecscore.edits`: applying edits, loading spaCy, and ERRANT extraction (parity with `errant.annotate`)."""
+"""`gecscore.common.edits`: applying edits, loading spaCy, and ERRANT extraction (parity with `errant.annotate`)."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ from types import SimpleNamespace
 
 import pytest
 
-from gecscore import edits as edits_module
-from gecscore.edits import Edit, EditExtractor, apply_edits, get_extractor, load_spacy, tokenize
+from gecscore.common import edits as edits_module
+from gecscore.common.edits import Edit, EditExtractor, apply_edits, get_extractor, load_spacy, tokenize
 
 SEEDA_TARGETS = ["derived/REF0.txt", "derived/REF1.txt", "outputs/subset/BART.txt", "outputs/subset/T5.txt",
                  "outputs/subset/GPT-3.5.txt"]

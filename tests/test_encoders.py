@@ -7,8 +7,8 @@ import pytest
 import torch
 import transformers
 
-from gecscore import encoders
-from gecscore.encoders import Encoder, resolve_model
+from gecscore.common import encoders
+from gecscore.common.encoders import Encoder, resolve_model
 
 TEXTS = ["this is a sentence .", "he go to school yesterday and buyed some apple .", "", "a", "the cat [SEP] dog"]
 FIXTURES = ["tiny_bert", "tiny_electra", "tiny_modernbert"]

@@ -7,8 +7,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from gecscore.edits import Edit
-from gecscore.errant_scoring import Counts, FScore, edit_counts, errant_counts, total, typed_edit_counts
+from gecscore.common.edits import Edit
+from gecscore.common.errant_scoring import Counts, FScore, edit_counts, errant_counts, total, typed_edit_counts
 
 ERRANT = FScore(0.5, "errant")
 UOT = FScore(0.5, "denominator")
@@ -111,7 +111,7 @@ def _read_lines(path):
 @pytest.mark.real_model
 @pytest.mark.parametrize("system", ["BART", "INPUT", "T5"])
 def test_errant_golden_exact(system, golden, shared_data, nlp):
-    from gecscore.edits import get_extractor
+    from gecscore.common.edits import get_extractor
 
     case = json.loads((golden / "errant" / f"errant_{system}.json").read_text())
     sources = _read_lines(shared_data / case["inputs"]["sources"])

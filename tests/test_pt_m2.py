@@ -7,9 +7,10 @@ import json
 import numpy as np
 import pytest
 
-from gecscore import edit_impact, m2, pt_m2
-from gecscore.m2 import SysEdit
-from gecscore.m2io import parse_m2, read_m2
+from gecscore.common import edit_impact
+from gecscore.pt_m2 import lattice as m2, metric as pt_m2
+from gecscore.pt_m2.lattice import SysEdit
+from gecscore.common.m2io import parse_m2, read_m2
 
 from conftest import REPO, run_doctests
 METRIC = str(REPO / "metrics" / "pt_m2")

@@ -3,7 +3,7 @@
 from importlib import metadata
 
 from gecscore import __version__
-from gecscore.signature import library_versions, make_signature
+from gecscore.common.signature import library_versions, make_signature
 
 
 def test_signature_lists_versions_and_settings():

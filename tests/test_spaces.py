@@ -23,7 +23,7 @@ from typing import Any
 import pytest
 
 from gecscore import __version__
-from gecscore.m2io import M2Sentence, format_m2, m2_target, parse_m2
+from gecscore.common.m2io import M2Sentence, format_m2, m2_target, parse_m2
 from gecscore.spaces.inputs import InputError, read_corpus
 from gecscore.spaces.layout import BERTSCORE_LAYERS
 from gecscore.spaces.loading import METRIC_PATH_ENV, metric_location
@@ -451,7 +451,7 @@ def test_build_pins_gecscore_to_this_version(tmp_path):
 
 
 def test_offered_bertscore_layers_are_the_scorers_defaults():
-    from gecscore.bertscore import default_layer
+    from gecscore.common.bertscore import default_layer
 
     assert BERTSCORE_LAYERS["bert-base-uncased"] == default_layer("bert-base-uncased")
     assert BERTSCORE_LAYERS["minilm"] == 6  # MiniLM-L6's last layer, as the metric cards use it

@@ -12,8 +12,8 @@ import torch
 from conftest import build_tiny_model
 
 from gecscore.cli import main as cli_main
-from gecscore.edits import Edit
-from gecscore.impara import Impara, QualityEstimator
+from gecscore.common.edits import Edit
+from gecscore.impara_ged.metric import Impara, QualityEstimator
 from gecscore.training import GEDOptions, PairOptions, QEOptions, train_impara, train_qe
 from gecscore.training.corpora import load_corpus, overlap, subsample
 from gecscore.training.ged import ged_scores
@@ -211,7 +211,7 @@ def test_qe_training_resumes_exactly(tiny_bert, tmp_path, monkeypatch):
 
 
 def test_full_recipe_with_tiny_model(tiny_bert, nlp, tmp_path):
-    from gecscore.edits import EditExtractor
+    from gecscore.common.edits import EditExtractor
 
     extractor = EditExtractor(nlp)
     out = tmp_path / "run"
@@ -262,7 +262,7 @@ def test_cli_train_impara_without_ged(tiny_bert, nlp, tmp_path, capsys):
 # embedded export
 
 def test_export_and_load_embedded_roundtrip(tiny_bert, tmp_path):
-    from gecscore.impara_embedded import export_embedded, load_embedded
+    from gecscore.impara_ged.embedded import export_embedded, load_embedded
 
     best = train_qe(PAIRS, PAIRS[:3], tmp_path / "qe", init_model=str(tiny_bert),
                     options=QEOptions(epochs=1, batch_size=2, lr=1e-3, train_layers=1), progress=False)

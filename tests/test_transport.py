@@ -6,9 +6,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gecscore.edits import Edit
-from gecscore.errant_scoring import Counts, FScore, total
-from gecscore.transport import (
+from gecscore.common.edits import Edit
+from gecscore.common.errant_scoring import Counts, FScore, total
+from gecscore.uot_errant.transport import (
     edit_masses, edit_vectors, transport, typed_transport_counts, variant_texts,
 )
 
@@ -110,7 +110,7 @@ def test_empty_side_transports_nothing():
 
 def test_typed_counts_use_marginals_and_type_order():
     plan = np.array([[0.2, 0.1], [0.0, 0.3]], np.float32)
-    from gecscore.transport import Transport
+    from gecscore.uot_errant.transport import Transport
 
     result = Transport(plan, plan.sum(axis=1), plan.sum(axis=0))
     a, b = np.array([0.5, 0.3], np.float32), np.array([0.4, 0.6], np.float32)

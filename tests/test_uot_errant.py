@@ -7,8 +7,8 @@ import warnings
 import numpy as np
 import pytest
 
-from gecscore.errant_scoring import Counts, FScore, errant_counts
-from gecscore.uot import DegenerateTransportWarning, UOTConfig, UOTErrant
+from gecscore.common.errant_scoring import Counts, FScore, errant_counts
+from gecscore.uot_errant.metric import DegenerateTransportWarning, UOTConfig, UOTErrant
 
 from conftest import REPO, run_doctests
 METRIC = str(REPO / "metrics" / "uot_errant")
@@ -116,7 +116,7 @@ class _SpyEncoder:
 
 
 def test_one_embedding_call_and_each_token_sequence_once(tiny_bert, nlp):
-    from gecscore.encoders import Encoder
+    from gecscore.common.encoders import Encoder
 
     spy = _SpyEncoder(Encoder(str(tiny_bert)))
     scorer = UOTErrant(model=str(tiny_bert), nlp=nlp, encoder=spy)
@@ -200,7 +200,7 @@ def test_tokenize_raw_text(tiny):
 
 
 def test_errant_variant_is_plain_errant(tiny, nlp):
-    from gecscore.edits import get_extractor
+    from gecscore.common.edits import get_extractor
 
     sources = ["He go to school yesterday .", "I has a apple ."]
     hyps = ["He went to school yesterday .", "I have a apple ."]
@@ -224,7 +224,7 @@ def test_alignments_and_plot(tiny):
     plan = np.array(alignment["references"][1]["plan"])
     assert plan.shape == (2, 2)
     assert np.allclose(alignment["hyp_norms"], alignment["hyp_masses"])
-    from gecscore.transport_plot import plot_transport
+    from gecscore.uot_errant.plot import plot_transport
 
     fig = plot_transport(alignment)
     labels = [t.get_text() for t in fig.axes[0].get_yticklabels()]

@@ -4,7 +4,7 @@
 
 `ged_qe/`: 2-class GED, then IMPARA QE from the GED model (IMPARA-GED). `qe_only/`: the same QE recipe from
 the plain MiniLM (the control). Both train only the top 2 of MiniLM's 6 layers plus the heads, so the result can
-be stored compactly over the PyPI MiniLM (`gecscore.impara_embedded`). Re-running resumes.
+be stored compactly over the PyPI MiniLM (`gecscore.impara_ged.embedded`). Re-running resumes.
 """
 
 from __future__ import annotations

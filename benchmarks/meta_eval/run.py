@@ -240,7 +240,7 @@ CAUSES = {
         "Edit extraction. Our ERRANT is errant 3.0.2 with spaCy 3.8 `en_core_web_sm` 3.8.0 (identical to errant's own "
         "`annotate`, see benchmarks/edits.md). PT-M2 (2022) and CLEME2.0 used ERRANT M2 files made by an older "
         "errant/spaCy, whose POS tags and parses give other spans for some edits (errant issues #10/#14/#36); CLEME "
-        "ships those files for CoNLL-2014. Scored by our `gecscore.errant_scoring`, those files give ERRANT r/ρ "
+        "ships those files for CoNLL-2014. Scored by our `gecscore.common.errant_scoring`, those files give ERRANT r/ρ "
         ".642/.659 (EW) and .689/.698 (TS) — the published corpus-level values (diagnostic section) — while our "
         "own edits give .643/.687 and .690/.714: Pearson agrees within .002, Spearman moves in steps because a few "
         "systems have near-equal scores and swap ranks. SentERRANT stays at .871/.775 even with those files, so "
@@ -322,11 +322,11 @@ def diagnostic_rows(source: str, metric: str, references: str, scores: dict[str,
 
 def errant_from_cleme_m2_files(data_dir: str) -> list[dict]:
     """Diagnostic: ERRANT/SentERRANT on GJG15 from the ERRANT M2 files CLEME ships (`conll14-<SYS>.errant`,
-    `conll14.errant`, made by an older errant), scored with our `gecscore.errant_scoring`. If these reproduce the
+    `conll14.errant`, made by an older errant), scored with our `gecscore.common.errant_scoring`. If these reproduce the
     published values where our own extraction does not, the difference is the edits."""
-    from gecscore.edits import Edit
-    from gecscore.errant_scoring import FScore, errant_counts
-    from gecscore.m2io import read_m2
+    from gecscore.common.edits import Edit
+    from gecscore.common.errant_scoring import FScore, errant_counts
+    from gecscore.common.m2io import read_m2
 
     folder = Path(data_dir) / "CoNLL-2014" / "CLEME" / "demo" / "examples"
 
@@ -353,8 +353,8 @@ def errant_from_cleme_m2_files(data_dir: str) -> list[dict]:
 
 def cleme_from_m2_files(data_dir: str) -> list[dict]:
     """Diagnostic: the CoNLL-2014 CLEME rows from CLEME's own ERRANT M2 files (`conll14-<SYS>.errant` against
-    `conll14.errant`) through our `gecscore.cleme_eval`: the edits CLEME2.0 used, scored by our core."""
-    from gecscore.cleme_eval import cleme_score
+    `conll14.errant`) through our `gecscore.cleme2.metric`: the edits CLEME2.0 used, scored by our core."""
+    from gecscore.cleme2.metric import cleme_score
 
     folder = Path(data_dir) / "CoNLL-2014" / "CLEME" / "demo" / "examples"
     data = load_dataset("gjg15", data_dir)

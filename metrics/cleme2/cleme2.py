@@ -1,7 +1,7 @@
 """CLEME2.0 and CLEME: chunk-level GEC evaluation with disentangled hit / wrong / under / over-correction (gecscore)."""
 
 import evaluate
-from gecscore.cleme_eval import cleme_score
+from gecscore.cleme2.metric import cleme_score
 from gecscore.evaluate_module import GECMetric
 from gecscore.evaluate_module import metric_info
 

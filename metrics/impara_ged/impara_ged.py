@@ -3,7 +3,7 @@
 import evaluate
 from gecscore.evaluate_module import GECMetric
 from gecscore.evaluate_module import metric_info
-from gecscore.impara import Impara
+from gecscore.impara_ged.metric import Impara
 
 _CITATION = """\
 @inproceedings{sakai-etal-2025-impara-ged,

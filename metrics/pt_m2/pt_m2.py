@@ -6,12 +6,12 @@ import evaluate
 
 from gecscore.evaluate_module import GECMetric
 from gecscore.evaluate_module import metric_info
-from gecscore.m2io import parse_m2
-from gecscore.m2io import read_m2
-from gecscore.validation import check_same_length
-from gecscore.validation import check_texts
-from gecscore import pt_m2
-from gecscore.edit_impact import BERTScoreSimilarity
+from gecscore.common.m2io import parse_m2
+from gecscore.common.m2io import read_m2
+from gecscore.common.validation import check_same_length
+from gecscore.common.validation import check_texts
+from gecscore.pt_m2 import metric as pt_m2
+from gecscore.common.edit_impact import BERTScoreSimilarity
 
 _CITATION = """\
 @inproceedings{gong-etal-2022-revisiting,

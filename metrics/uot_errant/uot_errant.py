@@ -3,8 +3,8 @@
 import evaluate
 from gecscore.evaluate_module import GECMetric
 from gecscore.evaluate_module import metric_info
-from gecscore.uot import UOTConfig
-from gecscore.uot import UOTErrant
+from gecscore.uot_errant.metric import UOTConfig
+from gecscore.uot_errant.metric import UOTErrant
 
 _CITATION = """\
 @article{goto-etal-2026-uot-errant,

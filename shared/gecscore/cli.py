@@ -8,7 +8,7 @@ import pkgutil
 import sys
 from typing import Sequence
 
-from . import __version__, commands
+from gecscore import __version__, commands
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -15,7 +15,7 @@ from typing import Any, Mapping
 import datasets
 import evaluate
 
-from .validation import check_references, check_same_length, check_texts
+from gecscore.common.validation import check_references, check_same_length, check_texts
 
 _EVALUATE_INIT_ARGS = frozenset({
     "config_name", "keep_in_memory", "cache_dir", "num_process", "process_id", "seed", "experiment_id",

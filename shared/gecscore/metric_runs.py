@@ -2,7 +2,7 @@
 
 `score_systems(metric, sources, {name: predictions}, references, gold_m2=..., **options)` returns, per system,
 the corpus scalars as the metric's evaluate module names them, the signature, one record per sentence and a
-corpus statistic of the headline score (`gecscore.bootstrap`) built from the per-sentence sufficient statistics
+corpus statistic of the headline score (`gecscore.common.bootstrap`) built from the per-sentence sufficient statistics
 of this one run: counts against every reference for the greedy ERRANT / M² / CLEME corpus rules, sentence scores
 for the averaged ones. UOT-ERRANT, ERRANT, CLEME2.0 and IMPARA-GED run through their cores (what their modules
 call); PT-M2 through its evaluate module (`metrics/pt_m2`), which holds its input dispatch.
@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
-from gecscore.bootstrap import Aggregate, CorpusStatistic, SentenceMean
+from gecscore.common.bootstrap import Aggregate, CorpusStatistic, SentenceMean
 
 METRICS: tuple[str, ...] = ("uot_errant", "pt_m2", "cleme2", "impara_ged", "errant")
 REFERENCE_FREE: frozenset[str] = frozenset({"impara_ged"})
@@ -111,8 +111,8 @@ def _split(out: dict[str, Any]) -> tuple[dict[str, float], dict[str, Any]]:
 
 def _uot(sources: Sequence[str], systems: Mapping[str, Sequence[str]], references: Sequence[Sequence[str]],
          progress: bool, options: dict[str, Any]) -> dict[str, SystemRun]:
-    from gecscore.corpus_rules import errant_greedy
-    from gecscore.uot import UOTConfig, UOTErrant
+    from gecscore.common.corpus_rules import errant_greedy
+    from gecscore.uot_errant.metric import UOTConfig, UOTErrant
 
     config = UOTConfig(**options)
     results = UOTErrant(config, progress=progress).score_systems(sources, systems, references)
@@ -128,9 +128,9 @@ def _uot(sources: Sequence[str], systems: Mapping[str, Sequence[str]], reference
 
 def _pt_m2(sources: Sequence[str], predictions: Sequence[str], references: Sequence[Sequence[str]] | None,
            gold_m2: Any, progress: bool, options: dict[str, Any]) -> SystemRun:
-    from gecscore.corpus_rules import errant_greedy, m2_greedy
-    from gecscore.errant_scoring import Counts, FScore
-    from gecscore.m2 import Counts as M2Counts
+    from gecscore.common.corpus_rules import errant_greedy, m2_greedy
+    from gecscore.common.errant_scoring import Counts, FScore
+    from gecscore.pt_m2.lattice import Counts as M2Counts
 
     kwargs = {"references": references} if references is not None else {}
     out = load_module("pt_m2").compute(sources=list(sources), predictions=list(predictions), gold_m2=gold_m2,
@@ -159,9 +159,9 @@ def _pt_m2(sources: Sequence[str], predictions: Sequence[str], references: Seque
 
 def _cleme2(sources: Sequence[str], predictions: Sequence[str], references: Sequence[Sequence[str]],
             progress: bool, options: dict[str, Any]) -> SystemRun:
-    from gecscore.cleme import ChunkCounts
-    from gecscore.cleme_eval import ClemeConfig, cleme_score
-    from gecscore.corpus_rules import heuo_greedy
+    from gecscore.cleme2.metric import ChunkCounts
+    from gecscore.cleme2.metric import ClemeConfig, cleme_score
+    from gecscore.common.corpus_rules import heuo_greedy
 
     settings = dict(options)
     device = settings.pop("device", None)
@@ -191,7 +191,7 @@ _CHUNK_FIELDS = {"TP": "tp", "FP": "fp", "FP_ne": "fp_ne", "FP_un": "fp_un", "FN
 
 def _impara(sources: Sequence[str], predictions: Sequence[str], references: Any, progress: bool,
             options: dict[str, Any]) -> SystemRun:
-    from gecscore.impara import Impara
+    from gecscore.impara_ged.metric import Impara
 
     result = Impara(**options).score(sources, predictions, progress=progress)
     values = [float(x) for x in result.sentence_scores]
@@ -200,9 +200,9 @@ def _impara(sources: Sequence[str], predictions: Sequence[str], references: Any,
 
 
 def _m2_references(gold_m2: Any) -> list[list[str]]:
-    """Every annotator's correction per sentence (`gecscore.pt_m2.m2_references`) from a path, text or parsed M2."""
-    from gecscore.m2io import parse_m2, read_m2
-    from gecscore.pt_m2 import m2_references
+    """Every annotator's correction per sentence (`gecscore.pt_m2.metric.m2_references`) from a path, text or parsed M2."""
+    from gecscore.common.m2io import parse_m2, read_m2
+    from gecscore.pt_m2.metric import m2_references
 
     if isinstance(gold_m2, (str, os.PathLike)):
         text = os.fspath(gold_m2)
@@ -238,16 +238,16 @@ def load_module(name: str) -> Any:
 def core_options(metric: str) -> tuple[str, ...]:
     """The options the metric's core or module declares (for checking `OPTIONS` against the code)."""
     if metric in ("uot_errant", "errant"):
-        from gecscore.uot import UOTConfig
+        from gecscore.uot_errant.metric import UOTConfig
 
         names = tuple(f.name for f in dataclasses.fields(UOTConfig))
         return names if metric == "uot_errant" else ("beta", "tokenize")
     if metric == "cleme2":
-        from gecscore.cleme_eval import ClemeConfig
+        from gecscore.cleme2.metric import ClemeConfig
 
         return (*(f.name for f in dataclasses.fields(ClemeConfig)), "device")
     if metric == "impara_ged":
-        from gecscore.impara import Impara
+        from gecscore.impara_ged.metric import Impara
 
         return tuple(inspect.signature(Impara).parameters)
     defaults = type(load_module("pt_m2")).DEFAULTS

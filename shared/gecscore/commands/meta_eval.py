@@ -15,8 +15,8 @@ _DEFAULT_SYSTEM_SET = {"seeda": "base", "gjg15": "all", "gmeg": "all"}
 
 def register(subparsers: Any) -> None:
     """Add the `meta-eval` subcommand."""
-    from ..meta_eval.aggregate import AGGREGATIONS
-    from ..meta_eval.data import CONLL_REFERENCE_SETS, DATASETS, GMEG_DOMAINS
+    from gecscore.meta_eval.aggregate import AGGREGATIONS
+    from gecscore.meta_eval.data import CONLL_REFERENCE_SETS, DATASETS, GMEG_DOMAINS
 
     parser = subparsers.add_parser(
         "meta-eval", help="correlate a metric with human judgments (SEEDA, GJG15, GMEG-Data)",
@@ -83,11 +83,11 @@ def format_table(result: Any) -> str:
 
 def run(args: argparse.Namespace) -> int:
     """Load the data set, score (through the cache), print the table, write JSON and plots."""
-    from ..meta_eval.cache import ScoreCache, default_cache_dir
-    from ..meta_eval.data import load_dataset
-    from ..meta_eval.metrics import get_metric
-    from ..meta_eval.plots import scatter_plot, window_plot
-    from ..meta_eval.runner import meta_evaluate
+    from gecscore.meta_eval.cache import ScoreCache, default_cache_dir
+    from gecscore.meta_eval.data import load_dataset
+    from gecscore.meta_eval.metrics import get_metric
+    from gecscore.meta_eval.plots import scatter_plot, window_plot
+    from gecscore.meta_eval.runner import meta_evaluate
 
     if not args.data:
         raise ValueError(f"give the data directory with --data or ${DATA_ENV}")

@@ -9,15 +9,15 @@ import re
 from pathlib import Path
 from typing import Any
 
-from .meta_eval import parse_options
+from gecscore.commands.meta_eval import parse_options
 
 _POSITION = re.compile(r"`(sources|predictions)\[(\d+)\]`")
 
 
 def register(subparsers: Any) -> None:
     """Add the `score` subcommand."""
-    from ..bootstrap import DEFAULT_SEED
-    from ..metric_runs import METRICS, OPTIONS
+    from gecscore.common.bootstrap import DEFAULT_SEED
+    from gecscore.metric_runs import METRICS, OPTIONS
 
     parser = subparsers.add_parser(
         "score", help="score system output files against references (or a gold M2)",
@@ -73,7 +73,7 @@ def read_lines(path: Path, what: str) -> list[str]:
 
 def read_inputs(args: argparse.Namespace) -> tuple[list[str], dict[str, list[str]], list[list[str]] | None, Any]:
     """Sources, systems (`predictions`, `predictions2`), references and the parsed gold M2, line counts checked."""
-    from ..m2io import read_m2
+    from gecscore.common.m2io import read_m2
 
     gold = None
     if args.gold_m2 is not None:
@@ -123,8 +123,8 @@ def metric_options(args: argparse.Namespace) -> dict[str, Any]:
 
 def run(args: argparse.Namespace) -> int:
     """Score the files and print the result."""
-    from ..bootstrap import confidence_interval, paired_bootstrap, signature_suffix
-    from ..metric_runs import REFERENCE_FREE, score_systems
+    from gecscore.common.bootstrap import confidence_interval, paired_bootstrap, signature_suffix
+    from gecscore.metric_runs import REFERENCE_FREE, score_systems
 
     if args.bootstrap < 0:
         raise ValueError(f"--bootstrap must be >= 0, got {args.bootstrap}")

@@ -6,14 +6,14 @@
     result.system["ts_edit"].pearson
 """
 
-from .aggregate import AGGREGATIONS, aggregate_scores, expected_wins, pairwise_outcomes, trueskill_scores
-from .cache import ScoreCache, default_cache_dir
-from .correlate import (Correlation, PairwiseAgreement, WindowCorrelation, correlate_systems, human_pairs,
+from gecscore.meta_eval.aggregate import AGGREGATIONS, aggregate_scores, expected_wins, pairwise_outcomes, trueskill_scores
+from gecscore.meta_eval.cache import ScoreCache, default_cache_dir
+from gecscore.meta_eval.correlate import (Correlation, PairwiseAgreement, WindowCorrelation, correlate_systems, human_pairs,
                         sentence_agreement, system_correlation, window_correlations)
-from .data import (GJG15_SYSTEMS, GMEG_SYSTEMS, SEEDA_SYSTEM_SETS, SEEDA_SYSTEMS, MetaEvalData, RankingItem,
+from gecscore.meta_eval.data import (GJG15_SYSTEMS, GMEG_SYSTEMS, SEEDA_SYSTEM_SETS, SEEDA_SYSTEMS, MetaEvalData, RankingItem,
                    load_dataset, load_gjg15, load_gmeg, load_seeda)
-from .metrics import SentenceMetric, SystemScores, available_metrics, get_metric, register_metric
-from .runner import MetaEvalResult, meta_evaluate, score_systems
+from gecscore.meta_eval.metrics import SentenceMetric, SystemScores, available_metrics, get_metric, register_metric
+from gecscore.meta_eval.runner import MetaEvalResult, meta_evaluate, score_systems
 
 __all__ = [
     "AGGREGATIONS", "GJG15_SYSTEMS", "GMEG_SYSTEMS", "SEEDA_SYSTEMS", "SEEDA_SYSTEM_SETS", "Correlation",

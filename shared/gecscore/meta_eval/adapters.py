@@ -9,10 +9,10 @@ from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 from tqdm.auto import tqdm
 
-from .metrics import SentenceMetric, SystemScores
+from gecscore.meta_eval.metrics import SentenceMetric, SystemScores
 
 if TYPE_CHECKING:
-    from ..m2io import M2Sentence
+    from gecscore.common.m2io import M2Sentence
 
 
 def _check_options(name: str, options: dict[str, Any], allowed: Sequence[str]) -> None:
@@ -24,8 +24,8 @@ def _check_options(name: str, options: dict[str, Any], allowed: Sequence[str]) -
 def _m2_from_references(sources: Sequence[str], references: Sequence[Sequence[str]],
                         progress: bool = False) -> list[M2Sentence]:
     """Gold M2 built from raw references with ERRANT edits (one annotator per reference, as `errant_parallel`)."""
-    from ..edits import get_extractor
-    from ..m2io import edits_to_m2
+    from gecscore.common.edits import get_extractor
+    from gecscore.common.m2io import edits_to_m2
 
     pairs = [(s, r) for s, refs in zip(sources, references) for r in refs]
     edits = get_extractor().extract([p[0] for p in pairs], [p[1] for p in pairs], progress=progress)
@@ -44,8 +44,8 @@ _MEMO_SIZE = 32
 def _m2_counts(sources: Sequence[str], hypotheses: Sequence[str], gold: Sequence[M2Sentence],
                max_unchanged_words: int, progress: bool) -> list:
     """Per sentence, M² counts against each annotator of `gold`."""
-    from ..m2 import extract_edits, gold_edits
-    from ..m2io import format_m2
+    from gecscore.pt_m2.lattice import extract_edits, gold_edits
+    from gecscore.common.m2io import format_m2
 
     key = hashlib.sha256(json.dumps(
         [list(sources), list(hypotheses), format_m2(gold), max_unchanged_words], ensure_ascii=False
@@ -89,7 +89,7 @@ class M2Baseline:
     def score_system(self, sources: Sequence[str], hypotheses: Sequence[str], references: Sequence[Sequence[str]],
                      *, gold_m2: Sequence[M2Sentence] | None = None, progress: bool = False) -> SystemScores:
         """M² counts per sentence and annotator, then corpus and sentence F_β."""
-        from ..m2 import corpus_m2, sentence_m2
+        from gecscore.pt_m2.lattice import corpus_m2, sentence_m2
 
         gold = list(gold_m2) if gold_m2 is not None else _m2_from_references(sources, references, progress)
         if len(gold) != len(sources):
@@ -104,7 +104,7 @@ def spacy_model_id(name: str | None = None) -> str:
     """`package-version` of the spaCy pipeline `load_spacy(name)` would load (found without loading it)."""
     from importlib import metadata, util
 
-    from ..edits import SPACY_MODELS
+    from gecscore.common.edits import SPACY_MODELS
 
     for candidate in (name,) if name else SPACY_MODELS:
         if util.find_spec(candidate) is not None:
@@ -118,13 +118,13 @@ def spacy_model_id(name: str | None = None) -> str:
 class ErrantBaseline:
     """ERRANT and SentERRANT as gec-metrics computes them (spec §1).
 
-    Edits from `gecscore.edits` (ERRANT 3.0.2, cached in-process), counts and best references from
-    `gecscore.errant_scoring`: the sentence score is F_β with the sentence's best reference; the corpus score
+    Edits from `gecscore.common.edits` (ERRANT 3.0.2, cached in-process), counts and best references from
+    `gecscore.common.errant_scoring`: the sentence score is F_β with the sentence's best reference; the corpus score
     is F_β of ERRANT's greedy corpus accumulation (ERRANT) or the mean sentence F_β (SentERRANT).
     """
 
     def __init__(self, *, sentence_average: bool = False, beta: float = 0.5, spacy_model: str | None = None) -> None:
-        from ..errant_scoring import FScore
+        from gecscore.common.errant_scoring import FScore
 
         self.name = "senterrant" if sentence_average else "errant"
         self.sentence_average = sentence_average
@@ -138,8 +138,8 @@ class ErrantBaseline:
     def score_system(self, sources: Sequence[str], hypotheses: Sequence[str], references: Sequence[Sequence[str]],
                      *, gold_m2: Sequence[M2Sentence] | None = None, progress: bool = False) -> SystemScores:
         """ERRANT counts of every sentence against every reference, then sentence and corpus F_β."""
-        from ..edits import get_extractor, load_spacy
-        from ..errant_scoring import errant_counts
+        from gecscore.common.edits import get_extractor, load_spacy
+        from gecscore.common.errant_scoring import errant_counts
 
         extractor = get_extractor(load_spacy(self.spacy_model) if self.spacy_model else None)
         hyp_edits = extractor.extract(sources, hypotheses, progress=progress)
@@ -187,23 +187,23 @@ class CoreAdapter:
 
 
 def _impara(variant: str) -> Callable[..., SentenceMetric]:
-    """IMPARA-GED (`impara-ged`) or IMPARA (`impara`) from `gecscore.impara`; `-o model=PATH` picks the QE model
+    """IMPARA-GED (`impara-ged`) or IMPARA (`impara`) from `gecscore.impara_ged.metric`; `-o model=PATH` picks the QE model
     (`embedded` is the bundled MiniLM QE). Reference-free: the default aggregation is the mean."""
     def score(core: Any, options: dict, sources: Sequence[str], hypotheses: Sequence[str], references: Any,
               gold: Any, progress: bool) -> SystemScores:
         return core.score_system(sources, hypotheses, progress=progress)
 
     def build(**options: Any) -> SentenceMetric:
-        from ..impara import Impara
+        from gecscore.impara_ged.metric import Impara
 
         return CoreAdapter(variant.replace("_", "-"), options, spec=Impara, score=score, fixed={"variant": variant})
     return build
 
 
 def _uot_errant(**options: Any) -> SentenceMetric:
-    """UOT-ERRANT from `gecscore.uot` (options: the fields of `UOTConfig`); sentence F with the best reference,
+    """UOT-ERRANT from `gecscore.uot_errant.metric` (options: the fields of `UOTConfig`); sentence F with the best reference,
     corpus F of the greedy accumulation."""
-    from ..uot import UOTConfig, UOTErrant
+    from gecscore.uot_errant.metric import UOTConfig, UOTErrant
 
     def score(core: Any, opts: dict, sources: Sequence[str], hypotheses: Sequence[str],
               references: Sequence[Sequence[str]], gold: Any, progress: bool) -> SystemScores:
@@ -222,13 +222,13 @@ def _pt_settings(model: str = "bert-base-uncased", layer: int | None = None, dev
 
 
 def _pt_m2(**options: Any) -> SentenceMetric:
-    """PT-M² from `gecscore.pt_m2`: sentence scores are sentence PT-M² F (best annotator); the corpus score is
+    """PT-M² from `gecscore.pt_m2.metric`: sentence scores are sentence PT-M² F (best annotator); the corpus score is
     the mean (`base=sentm2`, the recommended PT-M²) or corpus PT-M² (`base=m2`). Needs a gold M2 (the
     reference set's own, else built from the raw references with ERRANT)."""
     def score(core: dict, opts: dict, sources: Sequence[str], hypotheses: Sequence[str],
               references: Sequence[Sequence[str]], gold: Any, progress: bool) -> SystemScores:
-        from ..edit_impact import BERTScoreSimilarity
-        from ..pt_m2 import score_m2
+        from gecscore.common.edit_impact import BERTScoreSimilarity
+        from gecscore.pt_m2.metric import score_m2
 
         if core["base"] not in ("sentm2", "m2"):
             raise ValueError(f"pt-m2 option `base` must be 'sentm2' or 'm2', got {core['base']!r}")
@@ -244,13 +244,13 @@ def _pt_m2(**options: Any) -> SentenceMetric:
 
 
 def _pt_errant(**options: Any) -> SentenceMetric:
-    """PT-ERRANT (gec-metrics) from `gecscore.pt_m2`: sentence F with the best reference; corpus F of the greedy
+    """PT-ERRANT (gec-metrics) from `gecscore.pt_m2.metric`: sentence F with the best reference; corpus F of the greedy
     accumulation (`base=errant`, default) or the sentence mean (`base=senterrant`)."""
     def score(core: dict, opts: dict, sources: Sequence[str], hypotheses: Sequence[str],
               references: Sequence[Sequence[str]], gold: Any, progress: bool) -> SystemScores:
-        from ..edits import get_extractor
-        from ..edit_impact import BERTScoreSimilarity
-        from ..pt_m2 import score_errant
+        from gecscore.common.edits import get_extractor
+        from gecscore.common.edit_impact import BERTScoreSimilarity
+        from gecscore.pt_m2.metric import score_errant
 
         if core["base"] not in ("errant", "senterrant"):
             raise ValueError(f"pt-errant option `base` must be 'errant' or 'senterrant', got {core['base']!r}")
@@ -272,13 +272,13 @@ _CLEME_SENTENCE_RUNS: dict[str, dict] = {}
 
 
 def _cleme(variant: str) -> Callable[..., SentenceMetric]:
-    """CLEME2.0 (`cleme2`) or CLEME (`cleme`) from `gecscore.cleme_eval` (options: `ClemeConfig` fields).
+    """CLEME2.0 (`cleme2`) or CLEME (`cleme`) from `gecscore.cleme2.metric` (options: `ClemeConfig` fields).
     Sentence scores come from the sentence level (`alpha` default: the sentence factors); the corpus score
     from `level` (corpus: CLEME2.0 / CLEME, sentence: SentCLEME2.0 / SentCLEME). Model-free with
     `weighting=none` (CLEME2.0 unweighted) or `length` (CLEME's default)."""
     def score(core: Any, opts: dict, sources: Sequence[str], hypotheses: Sequence[str],
               references: Sequence[Sequence[str]], gold: Any, progress: bool) -> SystemScores:
-        from ..cleme_eval import cleme_score
+        from gecscore.cleme2.metric import cleme_score
 
         settings = {k: v for k, v in opts.items() if k != "level"}
         if settings.get("alpha") is not None:
@@ -296,7 +296,7 @@ def _cleme(variant: str) -> Callable[..., SentenceMetric]:
         return SystemScores([float(s["score"]) for s in sent["sentences"]], float(corpus))
 
     def build(**options: Any) -> SentenceMetric:
-        from ..cleme_eval import ClemeConfig
+        from gecscore.cleme2.metric import ClemeConfig
 
         return CoreAdapter(variant, options, spec=ClemeConfig, score=score, fixed={"variant": variant})
     return build

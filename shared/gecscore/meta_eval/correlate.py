@@ -8,7 +8,7 @@ import warnings
 from dataclasses import dataclass
 from typing import Iterator, Mapping, Sequence
 
-from .data import RankingItem
+from gecscore.meta_eval.data import RankingItem
 
 
 @dataclass(frozen=True)

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Mapping, Sequence
 
 if TYPE_CHECKING:
-    from ..m2io import M2Sentence
+    from gecscore.common.m2io import M2Sentence
 
 CONLL_SIZE = 1312
 
@@ -156,7 +156,7 @@ def _root(data_dir: str | Path) -> Path:
 
 def read_conll_m2(data_dir: str | Path) -> list[M2Sentence]:
     """The official CoNLL-2014 test M2 (1312 sentences, annotators 0 and 1)."""
-    from ..m2io import read_m2
+    from gecscore.common.m2io import read_m2
 
     sentences = read_m2(_root(data_dir) / "CoNLL-2014" / "PT-M2" / "data" / "reference.m2")
     if len(sentences) != CONLL_SIZE:
@@ -171,7 +171,7 @@ def official_references(gold: Sequence[M2Sentence], convention: str = "official"
     `official-pt-m2` (PT-M2, CLEME, NUS): where only annotator 0 has lines (88 sentences that NUS collapsed
     because both annotators agreed), REF1 is annotator 0's correction.
     """
-    from ..m2io import m2_target
+    from gecscore.common.m2io import m2_target
 
     if convention not in ("official", "official-pt-m2"):
         raise ValueError(f"convention must be 'official' or 'official-pt-m2', got {convention!r}")

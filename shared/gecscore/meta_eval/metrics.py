@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable, Protocol, Sequence, runtime_checkable
 
 if TYPE_CHECKING:
-    from ..m2io import M2Sentence
+    from gecscore.common.m2io import M2Sentence
 
 
 @dataclass
@@ -73,7 +73,7 @@ def get_metric(name: str, **options: Any) -> SentenceMetric:
 def _register_builtins() -> None:
     if _BUILTINS_DONE:
         return
-    from . import adapters
+    from gecscore.meta_eval import adapters
 
     for name, factory in adapters.BUILTIN.items():
         _REGISTRY.setdefault(name, factory)

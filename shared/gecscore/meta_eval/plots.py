@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Mapping, Sequence
 
-from .correlate import WindowCorrelation
+from gecscore.meta_eval.correlate import WindowCorrelation
 
 
 def _pyplot():

@@ -8,13 +8,13 @@ from typing import Any, Sequence
 
 from tqdm.auto import tqdm
 
-from ..signature import make_signature
-from .aggregate import AGGREGATIONS, aggregate_scores
-from .cache import ScoreCache, score_key
-from .correlate import (Correlation, PairwiseAgreement, WindowCorrelation, correlate_systems, sentence_agreement,
+from gecscore.common.signature import make_signature
+from gecscore.meta_eval.aggregate import AGGREGATIONS, aggregate_scores
+from gecscore.meta_eval.cache import ScoreCache, score_key
+from gecscore.meta_eval.correlate import (Correlation, PairwiseAgreement, WindowCorrelation, correlate_systems, sentence_agreement,
                         window_correlations)
-from .data import MetaEvalData
-from .metrics import SentenceMetric, SystemScores
+from gecscore.meta_eval.data import MetaEvalData
+from gecscore.meta_eval.metrics import SentenceMetric, SystemScores
 
 
 @dataclass
@@ -52,7 +52,7 @@ def _nan_to_none(value: Any) -> Any:
 def _gold_text(data: MetaEvalData) -> str | None:
     if data.gold_m2 is None:
         return None
-    from ..m2io import format_m2
+    from gecscore.common.m2io import format_m2
 
     return format_m2(data.gold_m2)
 

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
 
-from gecscore.m2io import M2Sentence, m2_target, parse_m2
+from gecscore.common.m2io import M2Sentence, m2_target, parse_m2
 
 
 class InputError(ValueError):

@@ -119,7 +119,7 @@ def corpus_example(page: Page, app_file: str | Path, files: list[gr.File]) -> No
 def serve(page: Page, name: str, app_file: str | Path, build_demo: Callable[[Any], gr.Blocks],
           **warm_up_options: Any) -> None:
     """Launch a Space (`python app.py`) on its metric; the model warms up on the first example in the background."""
-    from .loading import MetricHandle
+    from gecscore.spaces.loading import MetricHandle
 
     handle = MetricHandle(name, app_file)
     example = page.sentence_examples[0]

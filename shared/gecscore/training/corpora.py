@@ -16,7 +16,7 @@ import random
 from pathlib import Path
 from typing import Iterable, Sequence
 
-from gecscore.validation import check_same_length
+from gecscore.common.validation import check_same_length
 
 Pair = tuple[str, str]
 
@@ -35,7 +35,7 @@ def read_parallel(source_file: str | Path, target_file: str | Path) -> list[Pair
 
 def read_m2_pairs(path: str | Path, annotator: int = 0) -> list[Pair]:
     """Pairs (source, the annotator's correction) from an M2 file; a block without that annotator keeps its source."""
-    from gecscore.m2io import m2_target, read_m2
+    from gecscore.common.m2io import m2_target, read_m2
 
     return [(_normalise(s.source), _normalise(m2_target(s, annotator))) for s in read_m2(path)]
 

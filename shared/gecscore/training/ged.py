@@ -37,7 +37,7 @@ class GEDOptions:
 def label_corpus(pairs: Sequence[Pair], num_classes: int, *, extractor: Any = None,
                  progress: bool = False) -> list[tuple[list[str], list[str]]]:
     """(words, labels) per pair with a non-empty source, from ERRANT edits between source and target."""
-    from gecscore.edits import get_extractor
+    from gecscore.common.edits import get_extractor
 
     label_set(num_classes)
     pairs = [p for p in pairs if p[0].strip()]
@@ -85,7 +85,7 @@ def predict_words(model: Any, tokenizer: Any, words: Sequence[Sequence[str]], *,
     """Predicted label id per word (words cut off by truncation get CORRECT = 0)."""
     import torch
 
-    from gecscore.impara import length_batches
+    from gecscore.impara_ged.metric import length_batches
 
     encoded = encode_words(tokenizer, words, max_length)
     predictions = [[0] * len(w) for w in words]
@@ -132,7 +132,7 @@ def train_ged(train: Sequence[Pair], dev: Sequence[Pair], out_dir: str | Path, *
     """
     from transformers import AutoModelForTokenClassification, AutoTokenizer
 
-    from gecscore.encoders import resolve_model, select_device
+    from gecscore.common.encoders import resolve_model, select_device
 
     out = Path(out_dir)
     stage = Stage(out, "GED", {"model": model, **options.__dict__, "train_size": len(train), "dev_size": len(dev)})

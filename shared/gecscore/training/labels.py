@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Sequence
 
-from gecscore.edits import Edit
+from gecscore.common.edits import Edit
 
 CORRECT = "CORRECT"
 _OPS = ("M", "R", "U")

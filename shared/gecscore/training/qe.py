@@ -15,8 +15,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Sequence
 
-from gecscore.encoders import resolve_model, select_device
-from gecscore.impara import POOLING_CONFIG_KEY, pooled_logits
+from gecscore.common.encoders import resolve_model, select_device
+from gecscore.impara_ged.metric import POOLING_CONFIG_KEY, pooled_logits
 from gecscore.training.corpora import Pair
 from gecscore.training.ged import GEDOptions, train_ged
 from gecscore.training.qe_data import QEPair, encoder_embedder, make_qe_pairs, read_pairs, write_pairs
@@ -53,7 +53,7 @@ def evaluate_pairs(model: Any, tokenizer: Any, pairs: Sequence[QEPair], *, pooli
     """Dev loss and pairwise accuracy (share of pairs with R(better) > R(worse))."""
     import torch
 
-    from gecscore.impara import batched_rows
+    from gecscore.impara_ged.metric import batched_rows
 
     texts = [t for pair in pairs for t in pair]
 

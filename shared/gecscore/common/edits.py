@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Generic, Iterable, Sequence, TypeVar
 import numpy as np
 from tqdm.auto import tqdm
 
-from gecscore.validation import check_same_length, check_texts
+from gecscore.common.validation import check_same_length, check_texts
 
 if TYPE_CHECKING:
     from spacy.language import Language

@@ -1,8 +1,8 @@
-"""Greedy corpus rules of the ERRANT family, M² and CLEME2.0 as resamplable statistics (`gecscore.bootstrap`).
+"""Greedy corpus rules of the ERRANT family, M² and CLEME2.0 as resamplable statistics (`gecscore.common.bootstrap`).
 
-numpy transcriptions of `gecscore.errant_scoring.FScore` (both zero-division rules, `(F, TP, -FP, -FN)` greedy
-key on the running total), of `gecscore.m2.prf` / `choose_annotator` (`(F, correct, -(proposed + β²·gold))`)
-and of `gecscore.cleme.HEUO` at corpus level, with the same floating-point operations in the same order, so
+numpy transcriptions of `gecscore.common.errant_scoring.FScore` (both zero-division rules, `(F, TP, -FP, -FN)` greedy
+key on the running total), of `gecscore.pt_m2.lattice.prf` / `choose_annotator` (`(F, correct, -(proposed + β²·gold))`)
+and of `gecscore.cleme2.metric.HEUO` at corpus level, with the same floating-point operations in the same order, so
 that they reproduce the metrics' own scores and reference choices (tests compare them resample by resample).
 """
 
@@ -12,10 +12,10 @@ from typing import Sequence
 
 import numpy as np
 
-from gecscore.bootstrap import GreedyReferences
-from gecscore.cleme import ChunkCounts
-from gecscore.errant_scoring import Counts, FScore
-from gecscore.m2 import Counts as M2Counts
+from gecscore.common.bootstrap import GreedyReferences
+from gecscore.cleme2.metric import ChunkCounts
+from gecscore.common.errant_scoring import Counts, FScore
+from gecscore.pt_m2.lattice import Counts as M2Counts
 
 
 def errant_prf(counts: np.ndarray, rule: FScore) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -45,7 +45,7 @@ def errant_greedy(per_sentence: Sequence[Sequence[Counts]], rule: FScore) -> Gre
 
 
 def m2_prf(counts: np.ndarray, beta: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """M²'s precision, recall and F_β of `(..., 3)` arrays of correct, proposed, gold (`gecscore.m2.prf`)."""
+    """M²'s precision, recall and F_β of `(..., 3)` arrays of correct, proposed, gold (`gecscore.pt_m2.lattice.prf`)."""
     correct, proposed, gold = counts[..., 0], counts[..., 1], counts[..., 2]
     with np.errstate(divide="ignore", invalid="ignore"):
         p = np.where(proposed != 0, correct / proposed, 1.0)
@@ -57,7 +57,7 @@ def m2_prf(counts: np.ndarray, beta: float) -> tuple[np.ndarray, np.ndarray, np.
 
 
 def m2_greedy(per_sentence: Sequence[Sequence[M2Counts]], beta: float) -> GreedyReferences:
-    """Corpus M² F_β with the official scorer's greedy annotator choice (`gecscore.m2.corpus_m2`) on resamples."""
+    """Corpus M² F_β with the official scorer's greedy annotator choice (`gecscore.pt_m2.lattice.corpus_m2`) on resamples."""
     b2 = beta * beta
 
     def key(running: np.ndarray, candidates: np.ndarray) -> tuple[np.ndarray, ...]:
@@ -69,7 +69,7 @@ def m2_greedy(per_sentence: Sequence[Sequence[M2Counts]], beta: float) -> Greedy
 
 
 def heuo(counts: np.ndarray, alpha: Sequence[float]) -> np.ndarray:
-    """CLEME2.0's `com` of `(..., 6)` arrays of TP, FP, FP_ne, FP_un, FN, TN (`gecscore.cleme.HEUO.indicators`)."""
+    """CLEME2.0's `com` of `(..., 6)` arrays of TP, FP, FP_ne, FP_un, FN, TN (`gecscore.cleme2.metric.HEUO.indicators`)."""
     tp, fp_ne, fp_un, fn = counts[..., 0], counts[..., 2], counts[..., 3], counts[..., 4]
     ne = tp + fp_ne + fn
     fp = fp_ne + fp_un

@@ -16,8 +16,8 @@ from typing import Sequence
 
 import numpy as np
 
-from gecscore.edits import Edit, apply_edits
-from gecscore.errant_scoring import Counts
+from gecscore.common.edits import Edit, apply_edits
+from gecscore.common.errant_scoring import Counts
 
 VECTORIZE_MODES = ("ref-remove", "src-add")
 MASS_MODES = ("norm", "uniform")

@@ -21,8 +21,8 @@ from typing import Sequence
 
 import numpy as np
 
-from .encoders import Encoder
-from .validation import check_references, check_texts
+from gecscore.common.encoders import Encoder
+from gecscore.common.validation import check_references, check_texts
 
 #: bert_score's default layers (`model2layers`) for the models our metrics name.
 DEFAULT_LAYERS = {

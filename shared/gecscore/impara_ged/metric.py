@@ -26,9 +26,9 @@ from typing import Any, Sequence
 import numpy as np
 from tqdm.auto import tqdm
 
-from gecscore.encoders import resolve_model, select_device
-from gecscore.signature import make_signature
-from gecscore.validation import check_same_length, check_texts
+from gecscore.common.encoders import resolve_model, select_device
+from gecscore.common.signature import make_signature
+from gecscore.common.validation import check_same_length, check_texts
 
 DEFAULT_MODEL = "naist-nlp/IMPARA-GED"
 IMPARA_QE_MODEL = "gotutiyan/IMPARA-QE"
@@ -210,7 +210,7 @@ class QualityEstimator:
         key = (name_or_path, pooling, select_device(device), fp16, revision, auto_fallback)
         if key not in _MODELS:
             if name_or_path == EMBEDDED:
-                from gecscore.impara_embedded import load_embedded
+                from gecscore.impara_ged.embedded import load_embedded
 
                 model, tokenizer = load_embedded()
             else:
@@ -337,7 +337,7 @@ class Impara:
 
     def similarity(self, sources: Sequence[str], predictions: Sequence[str], *, progress: bool = False) -> np.ndarray:
         """IMPARA's similarity estimator: cosine of masked-mean-pooled last-layer states (special tokens in)."""
-        from gecscore.encoders import Encoder
+        from gecscore.common.encoders import Encoder
 
         encoder = Encoder.get(self.se_model, device=self.device)
         embed = dict(pooling="mean", max_length=self.max_length, batch_size=self.batch_size, progress=progress)

@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING, Any, Sequence
 
 from tqdm.auto import tqdm
 
-from gecscore.chunks import FN, TN, Chunk, Sample
-from gecscore.edit_impact import Similarity, WeightRequest, edit_weights
+from gecscore.cleme2.chunks import FN, TN, Chunk, Sample
+from gecscore.common.edit_impact import Similarity, WeightRequest, edit_weights
 
 if TYPE_CHECKING:
     import transformers
@@ -41,7 +41,7 @@ def similarity_weights(samples: Sequence[Sample], chunked: Sequence[Sequence[Seq
                        labels: Sequence[Sequence[Sequence[str]]], similarity: Similarity) -> Weights:
     """Weights of every chunk for every reference, all pairs scored in one `similarity` call.
 
-    `similarity` is a `gecscore.edit_impact.Similarity` (e.g. `BERTScoreSimilarity`); each distinct pair is scored
+    `similarity` is a `gecscore.common.edit_impact.Similarity` (e.g. `BERTScoreSimilarity`); each distinct pair is scored
     once (the reference code scores FP chunks twice).
     """
     requests, todo = [], []

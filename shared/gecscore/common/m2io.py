@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, Sequence
 
-from gecscore.edits import Edit
+from gecscore.common.edits import Edit
 
 NONE = "-NONE-"
 NOOP = "noop"

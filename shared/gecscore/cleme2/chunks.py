@@ -22,12 +22,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal, Sequence
 
-from gecscore.edits import Edit
-from gecscore.m2io import M2Edit, M2Sentence, parse_m2
-from gecscore.validation import check_references, check_same_length, check_texts
+from gecscore.common.edits import Edit
+from gecscore.common.m2io import M2Edit, M2Sentence, parse_m2
+from gecscore.common.validation import check_references, check_same_length, check_texts
 
 if TYPE_CHECKING:
-    from gecscore.edits import EditExtractor
+    from gecscore.common.edits import EditExtractor
 
 Assumption = Literal["dependent", "independent"]
 ASSUMPTIONS: tuple[str, ...] = ("dependent", "independent")
@@ -325,7 +325,7 @@ def samples_from_text(sources: Sequence[str], predictions: Sequence[str], refere
     hyps = [" ".join(p.split()) for p in predictions]
     refs = [[" ".join(r.split()) for r in rs] for rs in references]
     if extractor is None:
-        from gecscore.edits import get_extractor
+        from gecscore.common.edits import get_extractor
 
         extractor = get_extractor()
     pair_src = norm + [s for s, rs in zip(norm, refs) for _ in rs]

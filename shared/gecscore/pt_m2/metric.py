@@ -4,7 +4,7 @@
 Behaviour follows `../shared/spec/reference-behaviour.md` §3: PT-M² as in the reference CLI (pygongnlp/PT-M2,
 `--base m2|sentm2`), PT-ERRANT as in gec-metrics (`PTERRANT`, ERRANT edits, greedy corpus references). The pure
 parts (pseudo sentences, weights from similarities, counts, scores) take plain data; the similarity function
-is injected (`gecscore.edit_impact`: `BERTScoreSimilarity`; `None` = unit weights, the `self` scorer).
+is injected (`gecscore.common.edit_impact`: `BERTScoreSimilarity`; `None` = unit weights, the `self` scorer).
 Each weight request puts F(source, ref) once per sentence and reference and all pseudo
 sentences into one batched similarity call.
 """
@@ -16,17 +16,17 @@ from typing import TYPE_CHECKING, Literal, Mapping, Sequence
 
 from tqdm.auto import tqdm
 
-from gecscore import m2
-from gecscore.edit_impact import Similarity, WeightRequest, edit_weights
-from gecscore.edits import Edit, apply_edits
-from gecscore.errant_scoring import Counts as ErrantCounts
-from gecscore.errant_scoring import FScore, total
-from gecscore.m2 import AnnotatorEdits, Counts, SysEdit
-from gecscore.m2io import M2Sentence, edits_to_m2, m2_target
-from gecscore.signature import make_signature
+from gecscore.pt_m2 import lattice as m2
+from gecscore.common.edit_impact import Similarity, WeightRequest, edit_weights
+from gecscore.common.edits import Edit, apply_edits
+from gecscore.common.errant_scoring import Counts as ErrantCounts
+from gecscore.common.errant_scoring import FScore, total
+from gecscore.pt_m2.lattice import AnnotatorEdits, Counts, SysEdit
+from gecscore.common.m2io import M2Sentence, edits_to_m2, m2_target
+from gecscore.common.signature import make_signature
 
 if TYPE_CHECKING:
-    from gecscore.edits import EditExtractor
+    from gecscore.common.edits import EditExtractor
 
 Variant = Literal["sentm2", "m2", "errant", "senterrant"]
 VARIANTS: tuple[str, ...] = ("sentm2", "m2", "errant", "senterrant")
@@ -260,8 +260,8 @@ def prepare_text(sources: list[str], predictions: list[str], references: list[li
                  gold_given: bool) -> tuple[list[str], list[str], list[list[str]]]:
     """spaCy-tokenise (`tokenize=True`; sources and references only when no gold M2 fixes the tokens) or
     reject clearly untokenised input."""
-    from gecscore.edits import tokenize as spacy_tokenize
-    from gecscore.validation import check_tokenised
+    from gecscore.common.edits import tokenize as spacy_tokenize
+    from gecscore.common.validation import check_tokenised
 
     if tokenize:
         predictions = spacy_tokenize(predictions)
@@ -281,7 +281,7 @@ def prepare_text(sources: list[str], predictions: list[str], references: list[li
 
 def default_extractor() -> EditExtractor:
     """The process-wide ERRANT edit extractor."""
-    from gecscore.edits import get_extractor
+    from gecscore.common.edits import get_extractor
 
     return get_extractor()
 
