@@ -1,4 +1,5 @@
-"""A deliberately literal, slow transcription of the M² 3.2 lattice described in the spec (§6), as a test oracle.
+"""A deliberately literal, slow transcription of the M² 3.2 lattice (`docs/reference-behaviour.md`, section
+"M² lattice"), as a test oracle.
 
 It follows the description step by step (full triple loop for transitive arcs, removal from the list being
 iterated, Bellman–Ford passes over the whole edge list), so that the optimised `gecscore.pt_m2.lattice.Lattice` can be
@@ -59,7 +60,7 @@ def _matches(step: tuple, g: GoldEdit) -> bool:
 
 def oracle_edit_sequence(source: list[str], hypothesis: list[str], gold: list[GoldEdit],
                          max_unchanged: int = 2) -> list[SysEdit]:
-    """The edit sequence (right to left) that the spec's algorithm yields."""
+    """The edit sequence (right to left) that the described algorithm yields."""
     a1, a2 = _steps(source, hypothesis, 1), _steps(source, hypothesis, 2)
     edits = {**a1, **a2}
     V = sorted({c for arc in edits for c in arc} | {(0, 0)})

@@ -8,7 +8,9 @@ from gecscore.common.bootstrap import (
     resample_indices, resampled_scores, signature_suffix,
 )
 from gecscore.cleme2.metric import HEUO, ChunkCounts
-from gecscore.common.corpus_rules import errant_greedy, heuo_greedy, m2_greedy
+from gecscore.cleme2.metric import heuo_greedy
+from gecscore.common.corpus_rules import errant_greedy
+from gecscore.pt_m2.metric import m2_greedy
 from gecscore.common.errant_scoring import Counts, FScore
 from gecscore.pt_m2.lattice import Counts as M2Counts
 from gecscore.pt_m2.lattice import corpus_m2
@@ -149,7 +151,7 @@ def test_first_best_keeps_the_first_of_equal_keys_and_skips_padding():
 ])
 def test_statistics_of_real_runs_give_the_metric_score(metric, options, shared_data, nlp):
     from gecscore.common.m2io import read_m2
-    from gecscore.metric_runs import score
+    from gecscore.registry import run as score
 
     data = shared_data / "CoNLL-2014" / "PT-M2" / "data"
     gold = read_m2(data / "reference.m2")[:30]

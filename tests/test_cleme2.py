@@ -51,7 +51,7 @@ def m2(source: str, *targets: list[tuple[int, int, str]]) -> str:
 
 
 # ---------------------------------------------------------------------------------------------------
-# published anchors (CLEME README, CLEME v1.0 release, and the 2025 code's unweighted HEUO; spec §4.4-4.5)
+# published anchors (CLEME README, CLEME v1.0 release, and the 2025 code's unweighted HEUO; `docs/tolerances.md`)
 
 @pytest.mark.parametrize("settings, expected", [
     (dict(weighting="none", level="corpus", assumption="dependent"), 0.463198),
@@ -174,7 +174,7 @@ def test_golden_cleme_v1_0_release(golden, name):
 
 
 # ---------------------------------------------------------------------------------------------------
-# edge cases of the spec's table (§10)
+# edge cases (`docs/reference-behaviour.md`, section "Edge cases")
 
 def run_m2(block_hyp: str, block_ref: str, **settings) -> dict:
     return cleme_score(hyp_m2=block_hyp, ref_m2=block_ref, weighting=settings.pop("weighting", "none"), **settings)

@@ -10,8 +10,8 @@ from conftest import REPO
 from gecscore.common.bootstrap import confidence_interval, paired_bootstrap
 from gecscore.cli import main
 from gecscore.common.m2io import format_m2, read_m2
-from gecscore.metric_runs import OPTIONS, core_options, score, score_systems
-from gecscore.pt_m2.metric import m2_references
+from gecscore.registry import run as score, run_systems as score_systems
+from gecscore.common.m2io import m2_references
 
 
 def metric(name):
@@ -149,8 +149,3 @@ def test_metric_errors_point_at_lines(files, tmp_path, capsys):
     assert main(["score", "pt_m2", "--sources", str(src), "--predictions", str(src), "--references", str(src),
                  "--reg", "0.1"]) == 2
     assert "unknown option(s) ['reg']" in capsys.readouterr().err
-
-
-@pytest.mark.parametrize("name", ["uot_errant", "errant", "pt_m2", "cleme2", "impara_ged"])
-def test_option_lists_match_the_code(name):
-    assert sorted(OPTIONS[name]) == sorted(core_options(name))

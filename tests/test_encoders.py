@@ -225,5 +225,5 @@ def test_minilm_real_embedding(minilm):
     assert Encoder.get(str(minilm)) is enc
     a, b = enc.embed(["This are a sentence with a error .", "This is a sentence with an error ."])
     cos = float(a @ b / np.linalg.norm(a) / np.linalg.norm(b))
-    assert cos == pytest.approx(0.979, abs=1e-3)  # environment.md §3
+    assert cos == pytest.approx(0.979, abs=1e-3)  # docs/environment.md, "Models without the Hub"
     assert enc.num_layers == 6 and a.shape == (384,)

@@ -8,7 +8,7 @@ import pytest
 
 from conftest import REPO
 from gecscore.integrations import combine, seq2seq_compute_metrics
-from gecscore.metric_runs import score
+from gecscore.registry import run as score
 from ecosystem_helpers import SOURCES, TARGETS, tiny_seq2seq, toy_dataset, write_exact_match
 
 PREDICTIONS = ["he went to school yesterday .", "i have a apple .", "she buyed some apples .", "the cat is here .",

@@ -143,7 +143,7 @@ def test_self_golden_parity(golden, extracted, mode, system):
 
 
 def test_published_conll14_amu_anchors(extracted):
-    """M² of AMU on CoNLL-2014: P 0.41619, R 0.21405, F0.5 0.35007; SentM² 0.38363 (spec §3.1)."""
+    """M² of AMU on CoNLL-2014: P 0.41619, R 0.21405, F0.5 0.35007; SentM² 0.38363 (`docs/tolerances.md`)."""
     counts = [[a.counts() for a in sentence] for sentence in extracted("AMU")]
     corpus = m2.corpus_m2(counts)
     assert (round(corpus.precision, 5), round(corpus.recall, 5), round(corpus.f, 5)) == (0.41619, 0.21405, 0.35007)

@@ -71,7 +71,8 @@ def test_plan_is_exactly_pots_kl_solution():
 
 @pytest.mark.parametrize("norm", [0.14, 1.0, 1.43])
 def test_perfect_single_edit_scores_norm_to_the_third(norm):
-    # Spec §2.3: one edit matched by an identical reference edit transports a^(4/3): P = R = F = a^(1/3).
+    # docs/reference-behaviour.md, UOT-ERRANT: one edit matched by an identical reference edit transports a^(4/3):
+    # P = R = F = a^(1/3).
     v = scaled([1.0, 2.0, 3.0], norm)[None, :]
     a = edit_masses(v)
     result = transport(v, v, a, a)
@@ -83,7 +84,7 @@ def test_perfect_single_edit_scores_norm_to_the_third(norm):
 
 
 def test_over_transport_gives_precision_above_one_unless_robust():
-    # Spec §2.3: a = 0.5, b = 2.0, zero cost transports 1.0 (P = 2.0).
+    # docs/reference-behaviour.md, UOT-ERRANT: a = 0.5, b = 2.0, zero cost transports 1.0 (P = 2.0).
     v = vec(1, 0)[None, :]
     a, b = np.array([0.5], np.float32), np.array([2.0], np.float32)
     result = transport(v, v, a, b)

@@ -1,5 +1,6 @@
-"""UOT-ERRANT: edge cases (spec §10), options, embedding reuse, degenerate transports, evaluate module,
-card doctests and parity with the reference implementation (../shared/golden/uot_errant)."""
+"""UOT-ERRANT: edge cases (`docs/reference-behaviour.md`, section "Edge cases"), options, embedding reuse,
+degenerate transports, evaluate module, card doctests and parity with the reference implementation
+(../shared/golden/uot_errant; tolerances in `docs/tolerances.md`)."""
 
 import json
 import warnings
@@ -34,7 +35,7 @@ def score_one(scorer, source, prediction, references):
 
 
 # --------------------------------------------------------------------------------------------------
-# spec §10 edge cases
+# edge cases (`docs/reference-behaviour.md`, section "Edge cases")
 
 
 def test_identical_sentences_score_one(tiny):

@@ -83,7 +83,7 @@ def main() -> None:
     for spec in args.models:
         name, _, model = spec.partition("=")
         start = time.time()
-        metrics[name] = metric = get_metric("impara-ged", model=model, device="cpu")
+        metrics[name] = metric = get_metric("impara_ged", model=model, device="cpu")
         ts = meta_evaluate(metric, data, system_set="base", aggregation="trueskill", window=None, cache=cache)
         default = meta_evaluate(metric, data, system_set="base", aggregation="default", window=None, cache=cache)
         results[name] = {"model": model, **row(ts, default), "seconds": round(time.time() - start, 1)}

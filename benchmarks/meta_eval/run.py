@@ -4,8 +4,9 @@
 
 writes `results.md` (tables + causes of differences) and `results.json`. Sentence scores go through the
 meta-evaluation cache (`--cache-dir`, default `$GECSCORE_CACHE/meta_eval` or `~/.cache/gecscore/meta_eval`), so a
-second run only re-aggregates. Published values are typed from the papers (`../shared/papers`); a row's `note`
-gives the cause found where ours differs.
+second run only re-aggregates. Published values are typed from the papers' tables (sources in
+`docs/meta-evaluation.md`, section "Published values in the benchmarks"); a row's `note` gives the cause found
+where ours differs.
 """
 
 from __future__ import annotations
@@ -218,7 +219,7 @@ def rows() -> list[Row]:
         out += cleme_rows(CLEME_T2, label, "seeda", "official", values, ("ts_sent", "ts_edit"), "base",
                           note=N_CLEME_SEEDA)
 
-    # gec-metrics paper and "Rethinking…" (secondary notes, spec §5.5): ERRANT on SEEDA, Official.
+    # gec-metrics paper and "Rethinking…" (secondary, see docs/meta-evaluation.md): ERRANT on SEEDA, Official.
     for system_set, aggregation, human, pub in (
         ("+fluency", "default", "ts_edit", (-0.508, 0.033)),
     ):

@@ -1,9 +1,8 @@
 """IMPARA-GED: a reference-free GEC metric, σ of a quality estimator's logit on each hypothesis (gecscore)."""
 
 import evaluate
-from gecscore.evaluate_module import GECMetric
-from gecscore.evaluate_module import metric_info
-from gecscore.impara_ged.metric import Impara
+
+from gecscore.evaluate_module import GECMetric, kwargs_description
 
 _CITATION = """\
 @inproceedings{sakai-etal-2025-impara-ged,
@@ -32,67 +31,37 @@ the original IMPARA: first-token QE (`gotutiyan/IMPARA-QE`) kept only where a si
 (`bert-base-cased` cosine of mean-pooled states) between source and hypothesis is above `threshold`, else 0.
 """
 
-_KWARGS_DESCRIPTION = """
-Args:
+_KWARGS_DESCRIPTION = kwargs_description("impara_ged", inputs="""\
     sources (list of str): the input sentences (used only by the `impara` variant's similarity filter).
     predictions (list of str): the corrected sentences to score.
-    model (str): QE checkpoint: hub id, local directory or "embedded" (default naist-nlp/IMPARA-GED;
-        gotutiyan/IMPARA-QE for variant "impara").
-    variant (str): "impara_ged" (default) or "impara".
-    pooling (str): "auto" (default), "native", "mean_wrapper" or "cls"; see the README.
-    max_length (int): tokens per hypothesis after truncation (default 128).
-    batch_size (int): sentences per forward pass (default 32).
-    device (str): "cpu", "cuda", ... (default: cuda when available).
-    fp16 (bool): run the QE in float16 (CUDA only; default False).
-    revision (str): hub revision of the QE.
-    se_model (str): similarity estimator of the "impara" variant (default bert-base-cased).
-    threshold (float): similarity threshold of the "impara" variant (default 0.9; kept when strictly above).
-    sentence_scores (bool): also return the per-sentence scores (default False; aliases
-        `return_sentence_scores`, `sentences`, as in the other gecscore metrics).
-    progress (bool): show a progress bar.
-Returns:
+""", returns="""\
     score (float): the mean sentence score, in [0, 1].
     sentence_scores (list of float): per sentence, when requested.
     signature (str): the versions and settings that produced the score.
-Examples:
+""", examples="""\
     >>> import evaluate
     >>> metric = evaluate.load("metrics/impara_ged", model="embedded")
     >>> out = metric.compute(sources=["He go to school ."], predictions=["He goes to school ."])
     >>> 0.0 <= out["score"] <= 1.0
     True
-"""
+
+""")
 
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
 class ImparaGed(GECMetric):
     """IMPARA-GED (and IMPARA) as an evaluate metric."""
 
-    DEFAULTS = {
-        "model": None, "variant": "impara_ged", "pooling": "auto", "max_length": 128, "batch_size": 32,
-        "device": None, "fp16": False, "revision": None, "se_model": "bert-base-cased", "threshold": 0.9,
-        "sentence_scores": False, "progress": False,
-    }
-    SENTENCE_OPTION = "sentence_scores"
-    REFERENCE_BASED = False
+    NAME = "impara_ged"
 
     def _info(self):
-        return metric_info(_DESCRIPTION, _CITATION, _KWARGS_DESCRIPTION, with_references=False,
-                           codebase_urls=["https://github.com/gotutiyan/gec-metrics",
-                                          "https://github.com/gotutiyan/IMPARA"],
-                           reference_urls=["https://arxiv.org/abs/2506.02899"],
-                           homepage="https://huggingface.co/naist-nlp/IMPARA-GED")
-
-    def _compute(self, sources, predictions, references=None, **kwargs):
-        opts = self.options(kwargs)
-        scorer = Impara(
-            opts["model"], variant=opts["variant"], pooling=opts["pooling"], max_length=opts["max_length"],
-            batch_size=opts["batch_size"], device=opts["device"], fp16=opts["fp16"], revision=opts["revision"],
-            se_model=opts["se_model"], threshold=opts["threshold"],
+        return self.metric_info(
+            _DESCRIPTION, _CITATION, _KWARGS_DESCRIPTION,
+            codebase_urls=["https://github.com/gotutiyan/gec-metrics", "https://github.com/gotutiyan/IMPARA"],
+            reference_urls=["https://arxiv.org/abs/2506.02899"], homepage="https://huggingface.co/naist-nlp/IMPARA-GED",
         )
-        result = scorer.score(sources, predictions, progress=opts["progress"])
-        out = {"score": result.score}
-        if opts["sentence_scores"]:
-            out["sentence_scores"] = [float(x) for x in result.sentence_scores]
-        out["signature"] = result.signature
-        return out
 
+    def _compute(self, sources, predictions, references=None, *, variant="impara_ged", model=None, pooling="auto",
+                 max_length=128, batch_size=32, device=None, fp16=False, revision=None, se_model="bert-base-cased",
+                 threshold=0.9, sentence_scores=False, progress=False):
+        return self.score(sources, predictions, references, locals())

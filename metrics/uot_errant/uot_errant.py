@@ -1,10 +1,8 @@
 """UOT-ERRANT: ERRANT edits as edit vectors, matched by unbalanced optimal transport (gecscore)."""
 
 import evaluate
-from gecscore.evaluate_module import GECMetric
-from gecscore.evaluate_module import metric_info
-from gecscore.uot_errant.metric import UOTConfig
-from gecscore.uot_errant.metric import UOTErrant
+
+from gecscore.evaluate_module import GECMetric, kwargs_description
 
 _CITATION = """\
 @article{goto-etal-2026-uot-errant,
@@ -28,30 +26,11 @@ plain ERRANT F0.5 from the same edits. Inputs are whitespace-tokenised sentences
 Higher is better.
 """
 
-_KWARGS_DESCRIPTION = """
-Args:
+_KWARGS_DESCRIPTION = kwargs_description("uot_errant", inputs="""\
     sources (list of str): whitespace-tokenised source sentences.
     predictions (list of str): whitespace-tokenised corrected sentences, one per source.
     references (list of str or list of list of str): one or more references per source (counts may differ).
-    model (str): encoder id or local path (default google/electra-base-discriminator; "minilm" = the PyPI MiniLM).
-    variant (str): "uot" (default) or "errant" (plain ERRANT F-beta, no encoder).
-    beta (float): F-beta weight of recall (default 0.5); the output key is named for it ("f0.5").
-    vectorize (str): "ref-remove" (default) or "src-add".
-    mass (str): "norm" (default) or "uniform".
-    cost (str): "euclidean" (default) or "cosine".
-    reg (float): entropic regularisation (default 0.1).
-    reg_m (float): marginal relaxation (default 0.1).
-    max_length (int): tokens per sentence for the encoder (default 128).
-    batch_size (int): sentences per forward pass (default 32).
-    device (str): "cpu", "cuda", ... (default: cuda when available).
-    robust (bool): take zero-mass edits out of the transport and cap transported mass at the available mass, so
-        that every score is finite and in [0, 1] (default False: the reference's behaviour).
-    tokenize (bool): tokenise raw text with spaCy first (default False).
-    return_sentence_scores (bool): also return per-sentence scores (default False; aliases `sentence_scores`,
-        `sentences`, as in the other gecscore metrics).
-    return_alignments (bool): also return edits, vector norms and transport plans per sentence (default False).
-    progress (bool): show progress bars.
-Returns:
+""", returns="""\
     precision, recall (float): corpus level, usually in [0, 1] but above 1 is possible (see the card).
     f0.5 (float): corpus F-beta (key named for beta).
     tp, fp, fn (float): the corpus counts (transported / untransported mass).
@@ -59,7 +38,7 @@ Returns:
     sentence_scores (list of dict): per sentence precision, recall, F, counts and chosen reference, on request.
     alignments (list of dict): per sentence edits, norms, masses and the plan against every reference, on request.
     signature (str): the versions and settings that produced the score.
-Examples:
+""", examples="""\
     >>> import evaluate
     >>> uot = evaluate.load("metrics/uot_errant", model="minilm")
     >>> out = uot.compute(sources=["I has a apple ."], predictions=["I have a apple ."],
@@ -71,30 +50,24 @@ Examples:
     ...                references=["He went to school yesterday ."])["f0.5"]
     1.0
 
-"""
+""")
 
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
 class UotErrant(GECMetric):
     """UOT-ERRANT (and plain ERRANT) as an evaluate metric."""
 
-    DEFAULTS = {
-        **{name: getattr(UOTConfig, name) for name in (
-            "model", "variant", "beta", "vectorize", "mass", "cost", "reg", "reg_m", "max_length", "batch_size",
-            "device", "robust", "tokenize")},
-        "return_sentence_scores": False, "return_alignments": False, "progress": False,
-    }
-    SENTENCE_OPTION = "return_sentence_scores"
-    REFERENCE_BASED = True
+    NAME = "uot_errant"
 
     def _info(self):
-        return metric_info(_DESCRIPTION, _CITATION, _KWARGS_DESCRIPTION, with_references=True,
-                           codebase_urls=["https://github.com/gotutiyan/uot-errant"],
-                           reference_urls=["https://arxiv.org/abs/2602.05419"])
+        return self.metric_info(
+            _DESCRIPTION, _CITATION, _KWARGS_DESCRIPTION,
+            codebase_urls=["https://github.com/gotutiyan/uot-errant"],
+            reference_urls=["https://arxiv.org/abs/2602.05419"],
+        )
 
-    def _compute(self, sources, predictions, references=None, **kwargs):
-        opts = self.options(kwargs)
-        extra = ("return_sentence_scores", "return_alignments", "progress")
-        config = UOTConfig(**{k: v for k, v in opts.items() if k not in extra})
-        result = UOTErrant(config, progress=opts["progress"]).score(sources, predictions, references)
-        return result.as_dict(sentence_scores=opts["return_sentence_scores"], alignments=opts["return_alignments"])
+    def _compute(self, sources, predictions, references=None, *, variant="uot",
+                 model="google/electra-base-discriminator", beta=0.5, vectorize="ref-remove", mass="norm",
+                 cost="euclidean", reg=0.1, reg_m=0.1, max_length=128, batch_size=32, device=None, robust=False,
+                 tokenize=False, return_sentence_scores=False, return_alignments=False, progress=False):
+        return self.score(sources, predictions, references, locals())

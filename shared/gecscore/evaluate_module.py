@@ -1,9 +1,12 @@
-"""The abstract `evaluate.Metric` base of the four metric scripts.
+"""The abstract `evaluate.Metric` base of the four metric scripts: the evaluate glue, driven by the registry.
 
-It fixes three `evaluate` pitfalls (see `../shared/spec/hf-ecosystem.md`): init kwargs given to
-`evaluate.load(...)` are kept instead of dropped; a bare string reference becomes a one-element list
-before Arrow encoding (mixing strings and lists otherwise corrupts data silently); and bad entries are
-rejected with the argument and position instead of being JSON-mangled. The class is abstract, so
+A script names its metric (`NAME`), describes itself in `_info` and spells out its `_compute` parameters (a test
+checks them against the registry's schema); everything else happens here. It fixes three `evaluate` pitfalls
+(`docs/evaluate-pitfalls.md`): init kwargs given to `evaluate.load(...)` are kept instead of dropped; a bare string
+reference becomes a one-element list before Arrow encoding (mixing strings and lists otherwise corrupts data
+silently); and bad entries are rejected with the argument and position instead of being JSON-mangled. Options are
+checked before any data is consumed, so a `compute` that fails on a bad option keeps the added examples.
+`evaluate.load(path, "<variant>")` selects a variant through `config_name`. The class is abstract, so
 `evaluate`'s loader never picks it instead of the concrete metric in a script.
 """
 
@@ -15,14 +18,15 @@ from typing import Any, Mapping
 import datasets
 import evaluate
 
+from gecscore import registry
+from gecscore.common.options import MetricSpec
 from gecscore.common.validation import check_references, check_same_length, check_texts
 
 _EVALUATE_INIT_ARGS = frozenset({
     "config_name", "keep_in_memory", "cache_dir", "num_process", "process_id", "seed", "experiment_id",
     "hash", "max_concurrent_cache_files", "timeout",
 })
-#: Names that all ask for per-sentence scores; each metric maps them to its own option (`SENTENCE_OPTION`).
-SENTENCE_SCORE_NAMES = ("return_sentence_scores", "sentence_scores", "sentences")
+_INPUTS = ("self", "sources", "predictions", "references")
 
 
 def text_features(with_references: bool = True) -> datasets.Features:
@@ -33,59 +37,67 @@ def text_features(with_references: bool = True) -> datasets.Features:
     return datasets.Features(columns)
 
 
-def metric_info(description: str, citation: str, inputs_description: str, *, with_references: bool,
-                codebase_urls: list[str], reference_urls: list[str], homepage: str = "") -> evaluate.MetricInfo:
-    """The `MetricInfo` of a gecscore metric: text features (see `text_features`), Apache-2.0."""
-    return evaluate.MetricInfo(
-        description=description, citation=citation, inputs_description=inputs_description,
-        features=text_features(with_references=with_references), homepage=homepage,
-        codebase_urls=codebase_urls, reference_urls=reference_urls, license="Apache-2.0")
+def kwargs_description(name: str, *, inputs: str, returns: str, examples: str) -> str:
+    """An evaluate `_KWARGS_DESCRIPTION` whose `Args:` options are generated from the registry's schema."""
+    return (f"\nArgs:\n{inputs.rstrip()}\n{registry.SPECS[name].args_doc()}\nReturns:\n{returns.rstrip()}\n"
+            f"Examples:\n{examples.rstrip()}\n\n")
 
 
 class GECMetric(evaluate.Metric, metaclass=abc.ABCMeta):
-    """Base for gecscore metrics: option handling, reference normalisation and input checks."""
+    """Base for gecscore metrics: options from the registry, reference normalisation, input checks."""
 
-    #: Every option the metric accepts, with its default (init kwargs and compute kwargs alike).
-    DEFAULTS: Mapping[str, Any] = {}
-    #: Whether the metric takes references.
-    REFERENCE_BASED: bool = True
-    #: The metric's own option for per-sentence scores; every name in `SENTENCE_SCORE_NAMES` is an alias of it.
-    SENTENCE_OPTION: str | None = None
+    #: The metric's registry name (`uot_errant`, ...).
+    NAME: str = ""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
-        options = self._canonical({k: kwargs.pop(k) for k in list(kwargs) if k not in _EVALUATE_INIT_ARGS})
-        self._check_option_names(options)
-        self.init_options = options
+        options = {k: kwargs.pop(k) for k in list(kwargs) if k not in _EVALUATE_INIT_ARGS}
+        config_name = kwargs.get("config_name")
+        if config_name not in (None, "default"):
+            if config_name not in self.spec.variants:
+                raise ValueError(f"{self.NAME}: config name {config_name!r} is not a variant; choose one of "
+                                 f"{list(self.spec.variants)} (or pass variant=...)")
+            options.setdefault("variant", config_name)
+        self.init_options = self.spec.validate(options)
         self._added = 0
         super().__init__(*args, **kwargs)
+
+    @property
+    def spec(self) -> MetricSpec:
+        """The metric's option schema."""
+        return registry.SPECS[self.NAME]
+
+    @property
+    def DEFAULTS(self) -> dict[str, Any]:  # noqa: N802 - read by integrations as on any module
+        """Every option with its default."""
+        return self.spec.defaults
 
     @abc.abstractmethod
     def _info(self) -> evaluate.MetricInfo:
         """Module metadata (subclasses describe themselves)."""
 
+    def metric_info(self, description: str, citation: str, inputs_description: str, *, codebase_urls: list[str],
+                    reference_urls: list[str], homepage: str = "") -> evaluate.MetricInfo:
+        """The `MetricInfo` of a gecscore metric: text features (see `text_features`), Apache-2.0."""
+        return evaluate.MetricInfo(
+            description=description, citation=citation, inputs_description=inputs_description,
+            features=text_features(with_references=not self.spec.reference_free), homepage=homepage,
+            codebase_urls=codebase_urls, reference_urls=reference_urls, license="Apache-2.0")
+
     def options(self, compute_kwargs: Mapping[str, Any]) -> dict[str, Any]:
-        """Defaults, overridden by init kwargs, overridden by compute kwargs."""
-        compute_kwargs = self._canonical(compute_kwargs)
-        self._check_option_names(compute_kwargs)
-        return {**self.DEFAULTS, **self.init_options, **compute_kwargs}
+        """Init options overridden by compute options, all checked (defaults not filled in)."""
+        return {**self.init_options, **self.spec.validate(compute_kwargs)}
 
-    def _canonical(self, options: Mapping[str, Any]) -> dict[str, Any]:
-        """Options with every per-sentence-scores alias renamed to `SENTENCE_OPTION`."""
-        out: dict[str, Any] = {}
-        for key, value in options.items():
-            name = self.SENTENCE_OPTION if self.SENTENCE_OPTION and key in SENTENCE_SCORE_NAMES else key
-            if name in out and out[name] != value:
-                raise TypeError(f"{type(self).__name__} got conflicting values for `{name}` and its aliases "
-                                f"{list(SENTENCE_SCORE_NAMES)}")
-            out[name] = value
-        return out
-
-    def _check_option_names(self, options: Mapping[str, Any]) -> None:
-        unknown = sorted(set(options) - set(self.DEFAULTS))
-        if unknown:
-            raise TypeError(
-                f"{type(self).__name__} got unknown option(s) {unknown}; known options: {sorted(self.DEFAULTS)}"
-            )
+    def score(self, sources: Any, predictions: Any, references: Any, arguments: Mapping[str, Any]) -> dict[str, Any]:
+        """Run the metric on `_compute`'s arguments (its `locals()`) and return the evaluate result."""
+        options = {k: v for k, v in arguments.items() if k not in _INPUTS}
+        sentence_scores = options[self.spec.sentence_option]
+        progress = options.pop("progress")
+        if self.spec.reference_free:
+            references = None
+        elif references is not None and not any(references):
+            references = None  # an input option (a gold M2) stands in for them
+        result = registry.runner(self.NAME).run(sources, predictions, references, progress=progress, **options)
+        return result.as_dict(sentence_scores=sentence_scores)
 
     def _normalise_batch(self, sources: Any, predictions: Any, references: Any) -> dict[str, Any]:
         where = f" (batch starting at example {self._added})" if self._added else ""
@@ -94,10 +106,13 @@ class GECMetric(evaluate.Metric, metaclass=abc.ABCMeta):
             predictions = check_texts("predictions", predictions)
             n = check_same_length(sources=sources, predictions=predictions)
             batch: dict[str, Any] = {"sources": sources, "predictions": predictions}
-            if self.REFERENCE_BASED:
+            if self.spec.reference_free:
+                if references is not None:
+                    raise TypeError(f"{type(self).__name__} is reference-free; do not pass `references`")
+            elif references is None and self.spec.names("input"):
+                batch["references"] = [[] for _ in range(n)]  # given through an input option instead
+            else:
                 batch["references"] = check_references(references, n)
-            elif references is not None:
-                raise TypeError(f"{type(self).__name__} is reference-free; do not pass `references`")
         except (TypeError, ValueError) as error:
             raise type(error)(f"{error}{where}") from None
         self._added += n
@@ -117,19 +132,26 @@ class GECMetric(evaluate.Metric, metaclass=abc.ABCMeta):
         source = kwargs.pop("source", kwargs.pop("sources", None))
         references = None if reference is None else [reference]
         batch = self._normalise_batch([source], [prediction], references)
-        if self.REFERENCE_BASED:
+        if "references" in batch:
             kwargs["references"] = batch["references"]
         return super().add_batch(sources=batch["sources"], predictions=batch["predictions"], **kwargs)
 
     def compute(self, *, predictions=None, references=None, **kwargs):
         """Score everything added so far plus the given examples; returns a dict of scores and a signature.
 
+        Options are checked first, so a bad option leaves the added examples in place. Without sentences, an
+        input option that replaces them (CLEME's `hyp_m2` + `ref_m2`) is scored directly.
         """
         sources = kwargs.pop("sources", None)
+        options = self.options(kwargs)
         inputs = [v for v in (sources, predictions, references) if v is not None]
+        replaced = any(options.get(name) is not None for name in self.spec.replaces_sentences)
+        if not inputs and not self._added and replaced:
+            merged = {**self.spec.defaults, **options}
+            return self.score(None, None, None, merged)
         if inputs:
             self.add_batch(sources=sources, predictions=predictions, references=references)
         elif self._added == 0:
             raise ValueError("nothing to score: pass `sources`, `predictions` (and `references`) or add examples first")
         self._added = 0
-        return super().compute(**kwargs)
+        return super().compute(**options)

@@ -21,7 +21,7 @@ import evaluate
 import numpy as np
 
 from gecscore.evaluate_module import GECMetric
-from gecscore.metric_runs import OPTIONS, REFERENCE_FREE, check_options, score
+from gecscore import registry
 
 
 def accepts(module: Any, key: str) -> bool:
@@ -74,13 +74,13 @@ def combine(evaluations: Sequence[Any] | Mapping[str, Any], force_prefix: bool =
 # Seq2SeqTrainer
 
 
-MetricSpec = Any  # a metric name, or a loaded evaluate module
+MetricChoice = Any  # a metric name, or a loaded evaluate module
 
 
 class Seq2SeqMetrics:
     """The `compute_metrics` callable made by `seq2seq_compute_metrics`."""
 
-    def __init__(self, tokenizer: Any, metrics: Iterable[MetricSpec] | Mapping[str, Mapping[str, Any]],
+    def __init__(self, tokenizer: Any, metrics: Iterable[MetricChoice] | Mapping[str, Mapping[str, Any]],
                  sources: Sequence[str] | None = None, decode_kwargs: Mapping[str, Any] | None = None,
                  **options: Any) -> None:
         if getattr(tokenizer, "pad_token_id", None) is None:
@@ -113,8 +113,8 @@ class Seq2SeqMetrics:
             if module is not None:
                 out.update(scalars(module.compute(**opts), f"{prefix}_"))
                 continue
-            references = None if prefix in REFERENCE_FREE else [[r] for r in texts["references"]]
-            run = score(prefix, texts["sources"], texts["predictions"], references, **opts)
+            references = None if registry.spec(prefix).reference_free else [[r] for r in texts["references"]]
+            run = registry.run(prefix, texts["sources"], texts["predictions"], references, **opts)
             out.update(scalars(run.scores, f"{prefix}_"))
         return out
 
@@ -150,7 +150,7 @@ def _ids(value: Any, name: str) -> np.ndarray:
     return array
 
 
-def _resolve(metrics: Iterable[MetricSpec] | Mapping[str, Mapping[str, Any]],
+def _resolve(metrics: Iterable[MetricChoice] | Mapping[str, Mapping[str, Any]],
              options: Mapping[str, Any]) -> dict[str, tuple[Any, dict[str, Any]]]:
     """prefix → (evaluate module or None for our metric names, options it gets); `options` go to every metric
     that takes them, a mapping's own options win."""
@@ -162,13 +162,13 @@ def _resolve(metrics: Iterable[MetricSpec] | Mapping[str, Mapping[str, Any]],
     for spec, own in items:
         if isinstance(spec, str):
             prefix, module = spec, None
-            shared = {k: v for k, v in options.items() if k in OPTIONS.get(spec, ())}
-            check_options(spec, {**shared, **own})
+            shared = {k: v for k, v in options.items() if k in registry.allowed_options(spec)}
+            registry.check_options(spec, {**shared, **own})
         elif isinstance(spec, evaluate.EvaluationModule):
             prefix, module = spec.name, spec
             shared = {k: v for k, v in options.items() if accepts(spec, k)}
         else:
-            raise TypeError(f"a metric must be a name {list(OPTIONS)} or a loaded evaluate module, got {spec!r}")
+            raise TypeError(f"a metric must be a name {list(registry.NAMES)} or a loaded evaluate module, got {spec!r}")
         if prefix in resolved:
             raise ValueError(f"metric {prefix!r} is given twice")
         used |= set(shared)
@@ -179,7 +179,7 @@ def _resolve(metrics: Iterable[MetricSpec] | Mapping[str, Mapping[str, Any]],
     return resolved
 
 
-def seq2seq_compute_metrics(tokenizer: Any, metrics: Iterable[MetricSpec] | Mapping[str, Mapping[str, Any]] = (
+def seq2seq_compute_metrics(tokenizer: Any, metrics: Iterable[MetricChoice] | Mapping[str, Mapping[str, Any]] = (
         "uot_errant",), sources: Sequence[str] | None = None, *, decode_kwargs: Mapping[str, Any] | None = None,
         **metric_options: Any) -> Callable[..., dict[str, float]]:
     """A `compute_metrics` for `Seq2SeqTrainer` with `predict_with_generate=True`.

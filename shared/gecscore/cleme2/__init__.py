@@ -1,0 +1,45 @@
+"""CLEME2.0 and CLEME: chunk-level hit / wrong / under / over-correction, and CLEME's chunk P/R/F.
+
+Read top-down: `metric.py` (inputs → chunks → labels → weights → counts → scores), `chunks.py` (the chunk
+partition and its labels), `weights.py` (similarity and LLM chunk weights); `plot.py` colours chunk tables.
+`SPEC` declares the options once.
+"""
+
+from gecscore.common.options import MetricSpec, Option
+
+SPEC = MetricSpec(
+    name="cleme2",
+    title="CLEME2.0",
+    summary="chunk-level hit / wrong / under / over-correction with similarity weights; CLEME v1",
+    variants=("cleme2", "cleme"),
+    runner="gecscore.cleme2.metric",
+    sentence_option="sentences",
+    replaces_sentences=("hyp_m2", "ref_m2"),
+    options=(
+        Option("variant", "str", "cleme2", "'cleme2' (CLEME2.0) or 'cleme' (CLEME v1, P/R/F)",
+               choices=("cleme2", "cleme")),
+        Option("level", "str", "corpus", "'corpus' or 'sentence' (mean of sentence scores)",
+               choices=("corpus", "sentence")),
+        Option("assumption", "str", "dependent", "reference chunks dependent or independent",
+               choices=("dependent", "independent")),
+        Option("weighting", "str", None, "chunk weights (None: 'similarity' for cleme2, 'length' for cleme)",
+               choices=("similarity", "none", "llm", "length"), nullable=True),
+        Option("alpha", "alpha", None, "CLEME2.0 factors of hit, err, und, ove, summing to 1 (None: by level)",
+               nullable=True, variants=("cleme2",)),
+        Option("beta", "float", 0.5, "CLEME v1 F-beta", minimum=0, exclusive_minimum=True),
+        Option("release", "str", "2023", "CLEME v1 sentence level as the 2023 release (paper weights) or the "
+               "2025 code", choices=("2023", "2025")),
+        Option("model", "str", None, "similarity: BERTScore model (None: bert-base-uncased; 'minilm'); llm: a "
+               "causal LM id or path (required)", nullable=True),
+        Option("layer", "int", None, "BERTScore layer (None: the model's bert_score default)", minimum=0,
+               nullable=True),
+        Option("device", "str", None, "'cpu', 'cuda', ... (None: cuda when available)", nullable=True),
+        Option("hyp_m2", "path_or_text", None, "instead of the sentence lists: the hypothesis M2 (path or text, "
+               "one annotator)", kind="input"),
+        Option("ref_m2", "path_or_text", None, "with `hyp_m2`: the reference M2 (path or text)", kind="input"),
+        Option("sentences", "bool", False, "also return per-sentence values (aliases `return_sentence_scores`, "
+               "`sentence_scores`)", kind="output"),
+        Option("return_chunks", "bool", False, "also return the chunk table of every sentence", kind="output"),
+        Option("progress", "bool", False, "show progress bars", kind="output"),
+    ),
+)

@@ -1,6 +1,6 @@
 """CLEME chunks: the joint partition of a source, its hypothesis and its references, and chunk labels.
 
-Behaviour follows the CLEME reference code (`../shared/spec/reference-behaviour.md` §4.1–4.3):
+Behaviour follows the CLEME reference code (`docs/reference-behaviour.md`, section "CLEME chunks"):
 
 * every target (hypothesis first, then the references) comes with its edits; edits of all targets that overlap
   **or touch** (`start <= end` of the previous interval) are merged into one shared source interval;

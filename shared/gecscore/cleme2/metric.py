@@ -5,7 +5,7 @@ pipeline and the scoring (counts, CLEME v1's length-weighted P/R/F, CLEME2.0's h
 over-correction); the chunk partition and labels live in `gecscore.cleme2.chunks`, the similarity and LLM chunk
 weights in `gecscore.cleme2.weights`.
 
-Scoring conventions of the reference code (`docs/reference-behaviour.md`, CLEME):
+Scoring conventions of the reference code (`docs/reference-behaviour.md`, section "CLEME scoring"):
 
 * the statistics of a sentence are, for every reference, the (weighted) sums TP, FP, FP_ne, FP_un, FN, TN of its
   hypothesis chunks, summed in chunk order; a TN chunk weighs 1;
@@ -29,7 +29,10 @@ import numpy as np
 from gecscore.cleme2.chunks import ASSUMPTIONS, FN, FP_NE, FP_UN, TN, TP, Chunk, Sample, label_chunks, \
     partition_sample, samples_from_m2, samples_from_text
 from gecscore.cleme2.weights import LLMRater, Weights, llm_weights, similarity_weights
+from gecscore.cleme2 import SPEC
+from gecscore.common.bootstrap import Aggregate, CorpusStatistic, GreedyReferences, SentenceMean
 from gecscore.common.edit_impact import BERTScoreSimilarity, Similarity
+from gecscore.common.results import MetricResult
 from gecscore.common.signature import make_signature
 
 VARIANTS: tuple[str, ...] = ("cleme2", "cleme")
@@ -206,6 +209,43 @@ def cleme_score(sources: Sequence[str] | None = None, predictions: Sequence[str]
         samples = samples_from_text(sources, predictions, references, progress=progress)
     return evaluate_samples(samples, config, similarity=similarity, rater=rater, device=device, sentences=sentences,
                             return_chunks=return_chunks, progress=progress)
+
+
+def run(sources: Sequence[str] | None = None, predictions: Sequence[str] | None = None,
+        references: Sequence[Sequence[str]] | None = None, *, progress: bool = False,
+        **options: Any) -> MetricResult:
+    """Score one system (sentences, or `hyp_m2` + `ref_m2`) in the one result protocol."""
+    opts = SPEC.resolve(options)
+    settings = {k: opts[k] for k in ("variant", "level", "assumption", "weighting", "alpha", "beta", "release",
+                                     "model", "layer")}
+    config = ClemeConfig(**settings)
+    out = cleme_score(sources, predictions, references, hyp_m2=opts["hyp_m2"], ref_m2=opts["ref_m2"],
+                      device=opts["device"], sentences=True, return_chunks=opts["return_chunks"],
+                      progress=progress, **settings)
+    entries = out.pop("sentences")
+    signature = out.pop("signature")
+    scores = {k: float(v) for k, v in out.items() if isinstance(v, (int, float)) and not isinstance(v, bool)}
+    details = {k: v for k, v in out.items() if k not in scores}
+    per_ref = [[ChunkCounts(**{_FIELD_NAMES[k]: v for k, v in ref["counts"].items()}) for ref in entry["per_ref"]]
+               for entry in entries]
+    sentences = [{k: v for k, v in entry.items() if k != "per_ref"} for entry in entries]
+    return MetricResult("cleme2", scores, "score", sentences, corpus_statistic(config, per_ref, entries), signature,
+                        details, sentence_key="sentences")
+
+
+_FIELD_NAMES = {name: field for field, name in _COUNT_NAMES.items()}
+
+
+def corpus_statistic(config: ClemeConfig, per_ref: Sequence[Sequence[ChunkCounts]],
+                     entries: Sequence[dict[str, Any]]) -> CorpusStatistic:
+    """The corpus rule over the per-sentence counts: CLEME2.0's greedy reference choice (corpus level), the mean
+    of sentence scores (sentence level), or CLEME v1's own rounded rule re-applied resample by resample."""
+    if config.variant == "cleme2" and config.level == "corpus":
+        return heuo_greedy(per_ref, config.alpha)
+    if config.variant == "cleme2":
+        return SentenceMean([entry["score"] for entry in entries])
+    level = config.scorer.corpus if config.level == "corpus" else config.scorer.sentence
+    return Aggregate(per_ref, lambda counts: level(counts).score)
 
 
 # ----------------------------------------------------------------------------------------------------
@@ -521,3 +561,28 @@ class PRF(_Levels):
 
     def round_means(self, values: dict[str, float]) -> dict[str, float]:
         return {name: round(v, 4) for name, v in values.items()} if self.release == "2023" else values
+
+
+def heuo(counts: np.ndarray, alpha: Sequence[float]) -> np.ndarray:
+    """CLEME2.0's `com` of `(..., 6)` arrays of TP, FP, FP_ne, FP_un, FN, TN (`gecscore.cleme2.metric.HEUO.indicators`)."""
+    tp, fp_ne, fp_un, fn = counts[..., 0], counts[..., 2], counts[..., 3], counts[..., 4]
+    ne = tp + fp_ne + fn
+    fp = fp_ne + fp_un
+    with np.errstate(divide="ignore", invalid="ignore"):
+        hit = np.where(ne != 0, tp / ne, 0.0)
+        err = np.where(ne != 0, fp_ne / ne, 0.0)
+        und = np.where(ne != 0, fn / ne, 0.0)
+        ove = np.where(tp + fp != 0, fp_un / (tp + fp), 0.0)
+    a_hit, a_err, a_und, a_ove = alpha
+    return a_hit * hit + a_err * (1 - err) + a_und * (1 - und) + a_ove * (1 - ove)
+
+
+def heuo_greedy(per_sentence: Sequence[Sequence[ChunkCounts]], alpha: Sequence[float]) -> GreedyReferences:
+    """Corpus CLEME2.0 with its greedy reference choice (`HEUO.corpus`: `[com(total + c), tp, -fp, -fn, tn]` of
+    the candidate `c`) on resamples."""
+    def key(running: np.ndarray, candidates: np.ndarray) -> tuple[np.ndarray, ...]:
+        return (heuo(running + candidates, alpha), candidates[..., 0], -candidates[..., 1], -candidates[..., 4],
+                candidates[..., 5])
+
+    return GreedyReferences([[(c.tp, c.fp, c.fp_ne, c.fp_un, c.fn, c.tn) for c in refs] for refs in per_sentence],
+                            key, lambda totals: heuo(totals, alpha))

@@ -1,9 +1,10 @@
 """Chunk weights of CLEME2.0: similarity-based (BERTScore, as the reference code) and LLM-based (the paper's prompt).
 
-Similarity weighting (`../shared/spec/reference-behaviour.md` §4.5): for every sentence and reference, a TP/FP
-chunk is weighed by applying only that hypothesis chunk to the source, a FN chunk by applying only the
-reference's chunk; the weight is `|F1(source, ref) - F1(pseudo, ref)|` (raw BERTScore F1, the reference text is
-that reference's sentence; an empty pseudo sentence is replaced by the source). TN chunks weigh 1.
+Similarity weighting (`docs/reference-behaviour.md`, section "CLEME scoring", "Similarity weights"): for every
+sentence and reference, a TP/FP chunk is weighed by applying only that hypothesis chunk to the source, a FN chunk
+by applying only the reference's chunk; the weight is `|F1(source, ref) - F1(pseudo, ref)|` (raw BERTScore F1,
+the reference text is that reference's sentence; an empty pseudo sentence is replaced by the source). TN chunks
+weigh 1.
 
 LLM weighting (paper, Appendix A): a causal LM reads the uncorrected sentence and one edit and answers 1-5.
 """

@@ -16,8 +16,8 @@ _POSITION = re.compile(r"`(sources|predictions)\[(\d+)\]`")
 
 def register(subparsers: Any) -> None:
     """Add the `score` subcommand."""
+    from gecscore import registry
     from gecscore.common.bootstrap import DEFAULT_SEED
-    from gecscore.metric_runs import METRICS, OPTIONS
 
     parser = subparsers.add_parser(
         "score", help="score system output files against references (or a gold M2)",
@@ -27,7 +27,7 @@ def register(subparsers: Any) -> None:
                     "--predictions2 too, a paired bootstrap test of the second system against the first. Resamples "
                     "reuse the per-sentence statistics of the one run: no model runs again.",
     )
-    parser.add_argument("metric", choices=METRICS)
+    parser.add_argument("metric", choices=registry.NAMES)
     parser.add_argument("--sources", type=Path, help="source sentences, one per line (default with --gold-m2: its "
                                                      "S lines)")
     parser.add_argument("--predictions", type=Path, required=True, help="system output, one sentence per line")
@@ -48,8 +48,8 @@ def register(subparsers: Any) -> None:
     group = parser.add_argument_group(
         "metric options",
         "--KEY VALUE (VALUE is JSON when it parses: 0.1, true, null, [0.4,0.3,0.2,0.1]; else a string; a bare "
-        "--KEY means true). " + "; ".join(f"{m}: {', '.join(o)}" for m, o in OPTIONS.items()))
-    for name in sorted({o for names in OPTIONS.values() for o in names}):
+        "--KEY means true). " + "; ".join(f"{m}: {', '.join(registry.allowed_options(m))}" for m in registry.NAMES))
+    for name in sorted({o for m in registry.NAMES for o in registry.allowed_options(m)}):
         flags = [f"--{name}"] + ([f"--{name.replace('_', '-')}"] if "_" in name else [])
         group.add_argument(*flags, dest=f"option_{name}", nargs="?", const="true", default=None, metavar="VALUE",
                            help=argparse.SUPPRESS)
@@ -123,20 +123,22 @@ def metric_options(args: argparse.Namespace) -> dict[str, Any]:
 
 def run(args: argparse.Namespace) -> int:
     """Score the files and print the result."""
+    from gecscore import registry
     from gecscore.common.bootstrap import confidence_interval, paired_bootstrap, signature_suffix
-    from gecscore.metric_runs import REFERENCE_FREE, score_systems
 
     if args.bootstrap < 0:
         raise ValueError(f"--bootstrap must be >= 0, got {args.bootstrap}")
     options = metric_options(args)
-    if args.metric in REFERENCE_FREE and (args.references or args.gold_m2):
+    registry.check_options(args.metric, options)
+    reference_free = registry.spec(args.metric).reference_free
+    if reference_free and (args.references or args.gold_m2):
         raise ValueError(f"{args.metric} is reference-free: drop --references/--gold-m2")
-    if args.metric not in REFERENCE_FREE and not (args.references or args.gold_m2):
+    if not reference_free and not (args.references or args.gold_m2):
         raise ValueError(f"{args.metric} needs --references (or --gold-m2)")
     sources, systems, references, gold = read_inputs(args)
     try:
-        runs = score_systems(args.metric, sources, systems, references, gold_m2=gold, progress=args.progress,
-                             **options)
+        runs = registry.run_systems(args.metric, sources, systems, references, gold_m2=gold,
+                                    progress=args.progress, **options)
     except (ValueError, TypeError) as error:
         raise type(error)(_with_lines(str(error), args)) from None
     first = runs["predictions"]

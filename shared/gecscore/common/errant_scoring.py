@@ -2,7 +2,8 @@
 
 The per-sentence, per-reference `Counts` are the sufficient statistics of every metric of the family
 (ERRANT, PT-ERRANT, UOT-ERRANT): sentence scores, the corpus score and the choice of references all come
-from them. Conventions follow gec-metrics (`../shared/spec/reference-behaviour.md` §1, §2.3):
+from them. Conventions follow gec-metrics (`docs/reference-behaviour.md`, sections "Common conventions" and
+"UOT-ERRANT"):
 
 * references are compared on the list `(F, TP, -FP, -FN)` (lexicographic, strict `<`: the first reference
   wins ties);

@@ -8,9 +8,10 @@ and are kept, with type 'noop' and offsets -1.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable, Sequence
+from typing import Any, Iterable, Sequence
 
 from gecscore.common.edits import Edit
 
@@ -188,3 +189,26 @@ def edits_to_m2(source: str, edit_lists: Sequence[Sequence[Edit]]) -> M2Sentence
         for e in edits:
             block.edits.append(M2Edit(e.o_start, e.o_end, e.type, (e.c_str,), annotator))
     return block
+
+
+def m2_references(gold: Sequence[M2Sentence]) -> list[list[str]]:
+    """Every annotator's corrected sentence, for all annotators of the file (the source where one has no
+    line: the gec-metrics convention), as references for the ERRANT variants."""
+    annotators = sorted({a for block in gold for a in block.annotators})
+    return [[m2_target(block, a) for a in annotators] or [block.source] for block in gold]
+
+
+def read_m2_input(value: Any, name: str) -> list[M2Sentence] | None:
+    """M2 given as text, a file path or parsed sentences (None stays None); errors name the argument."""
+    if value is None:
+        return None
+    if isinstance(value, (list, tuple)):
+        return list(value)
+    if not isinstance(value, (str, os.PathLike)):
+        raise TypeError(f"`{name}` must be M2 text or a path, got {type(value).__name__}")
+    text = os.fspath(value)
+    if "\n" not in text and not text.startswith("S ") and os.path.isfile(text):
+        return read_m2(text)
+    if not text.lstrip().startswith("S"):
+        raise ValueError(f"`{name}` is neither M2 text (starting with 'S ') nor an existing file: {text[:80]!r}")
+    return parse_m2(text)

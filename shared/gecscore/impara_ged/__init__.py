@@ -1,0 +1,37 @@
+"""IMPARA-GED and IMPARA: reference-free quality estimation of each corrected sentence.
+
+Read top-down: `metric.py` (inputs → quality estimator → σ(logit) → mean; IMPARA's similarity filter),
+`embedded.py` (the small bundled MiniLM quality estimator). `SPEC` declares the options once.
+"""
+
+from gecscore.common.options import MetricSpec, Option
+
+SPEC = MetricSpec(
+    name="impara_ged",
+    title="IMPARA-GED",
+    summary="reference-free quality estimation with a GED-pretrained encoder",
+    variants=("impara_ged", "impara"),
+    runner="gecscore.impara_ged.metric",
+    reference_free=True,
+    sentence_option="sentence_scores",
+    options=(
+        Option("variant", "str", "impara_ged", "'impara_ged' or 'impara' (first-token QE with a similarity "
+               "filter)", choices=("impara_ged", "impara")),
+        Option("model", "str", None, "QE checkpoint: hub id, local directory or 'embedded' (None: "
+               "naist-nlp/IMPARA-GED; gotutiyan/IMPARA-QE for variant impara)", nullable=True),
+        Option("pooling", "str", "auto", "how the QE pools token states", choices=("auto", "native", "mean_wrapper",
+                                                                                    "cls")),
+        Option("max_length", "int", 128, "tokens per hypothesis after truncation", minimum=1),
+        Option("batch_size", "int", 32, "sentences per forward pass", minimum=1),
+        Option("device", "str", None, "'cpu', 'cuda', ... (None: cuda when available)", nullable=True),
+        Option("fp16", "bool", False, "run the QE in float16 (CUDA only)"),
+        Option("revision", "str", None, "hub revision of the QE", nullable=True),
+        Option("se_model", "str", "bert-base-cased", "similarity estimator of the impara variant",
+               variants=("impara",)),
+        Option("threshold", "float", 0.9, "similarity threshold of the impara variant (kept when strictly above)",
+               variants=("impara",)),
+        Option("sentence_scores", "bool", False, "also return the per-sentence scores (aliases "
+               "`return_sentence_scores`, `sentences`)", kind="output"),
+        Option("progress", "bool", False, "show a progress bar", kind="output"),
+    ),
+)

@@ -4,7 +4,7 @@ IMPARA-GED (Sakai, Goto & Watanabe 2025) scores the hypothesis alone, `σ(R(O))`
 The original IMPARA (Maeda et al. 2022) keeps that score only where a similarity estimator's cosine between source
 and hypothesis is above a threshold (0.9), and gives 0 otherwise.
 
-Pooling (spec §5.3, the open question of what `pooling='mean'` means):
+Pooling (the open question of what `pooling='mean'` means; `docs/reference-behaviour.md`, section "IMPARA-GED"):
 
 * ``"native"``: the checkpoint's own head. For `naist-nlp/IMPARA-GED` (a `ModernBertForSequenceClassification` with
   `classifier_pooling='mean'`) this is the masked mean of the last hidden state, then `head` (dense, GELU,
@@ -27,7 +27,10 @@ import numpy as np
 from tqdm.auto import tqdm
 
 from gecscore.common.encoders import resolve_model, select_device
+from gecscore.common.bootstrap import SentenceMean
+from gecscore.common.results import MetricResult
 from gecscore.common.signature import make_signature
+from gecscore.impara_ged import SPEC
 from gecscore.common.validation import check_same_length, check_texts
 
 DEFAULT_MODEL = "naist-nlp/IMPARA-GED"
@@ -328,13 +331,6 @@ class Impara:
             sentence = threshold_scores(quality, similarity, self.threshold)
         return ImparaResult(sentence, quality, similarity, self.signature())
 
-    def score_system(self, sources: Sequence[str], hypotheses: Sequence[str], references: Any = None, *,
-                     gold_m2: Any = None, progress: bool = False) -> Any:
-        """Sentence scores of one system as `gecscore.meta_eval.SystemScores` (references are not used)."""
-        from gecscore.meta_eval.metrics import SystemScores
-
-        return SystemScores([float(x) for x in self.score(sources, hypotheses, progress=progress).sentence_scores])
-
     def similarity(self, sources: Sequence[str], predictions: Sequence[str], *, progress: bool = False) -> np.ndarray:
         """IMPARA's similarity estimator: cosine of masked-mean-pooled last-layer states (special tokens in)."""
         from gecscore.common.encoders import Encoder
@@ -342,3 +338,16 @@ class Impara:
         encoder = Encoder.get(self.se_model, device=self.device)
         embed = dict(pooling="mean", max_length=self.max_length, batch_size=self.batch_size, progress=progress)
         return cosine_rows(encoder.embed(list(sources), **embed), encoder.embed(list(predictions), **embed))
+
+
+def run(sources: Sequence[str], predictions: Sequence[str], references: Any = None, *, progress: bool = False,
+        **options: Any) -> MetricResult:
+    """Score one system in the one result protocol (reference-free: `references` must be None)."""
+    if references is not None:
+        raise TypeError("impara_ged is reference-free; do not pass `references`")
+    opts = SPEC.resolve(options)
+    settings = {k: v for k, v in opts.items() if k not in ("model", "progress", "sentence_scores")}
+    result = Impara(opts["model"], **settings).score(sources, predictions, progress=progress)
+    values = [float(x) for x in result.sentence_scores]
+    return MetricResult("impara_ged", {"score": result.score}, "score", [{"score": v} for v in values],
+                        SentenceMean(values), result.signature, sentence_output=values)

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import functools
 import hashlib
-import inspect
 import json
 from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 from tqdm.auto import tqdm
 
+from gecscore import registry
 from gecscore.meta_eval.metrics import SentenceMetric, SystemScores
 
 if TYPE_CHECKING:
@@ -116,7 +117,7 @@ def spacy_model_id(name: str | None = None) -> str:
 
 
 class ErrantBaseline:
-    """ERRANT and SentERRANT as gec-metrics computes them (spec §1).
+    """ERRANT and SentERRANT as gec-metrics computes them (`docs/reference-behaviour.md`, "Common conventions").
 
     Edits from `gecscore.common.edits` (ERRANT 3.0.2, cached in-process), counts and best references from
     `gecscore.common.errant_scoring`: the sentence score is F_β with the sentence's best reference; the corpus score
@@ -155,151 +156,61 @@ class ErrantBaseline:
         return SystemScores(sentence, corpus)
 
 
-class CoreAdapter:
-    """A metric core built from options only when something must be scored, so a fully cached run never loads
-    a model. `spec`'s parameters are the allowed options and their defaults (`settings()`, the cache key);
-    `build(**options)` makes the core (default: `spec` itself); `score(core, options, sources, hypotheses,
-    references, gold_m2, progress)` returns `SystemScores`."""
+class RegistryMetric:
+    """A registry metric (`gecscore.registry`) as a `SentenceMetric`: the corpus score from the metric as
+    configured, the sentence scores from its sentence-level form (PT-M²'s `m2` → `sentm2`, PT-ERRANT's `errant`
+    → `senterrant`, CLEME's corpus level → sentence level), so that sentence-level meta-evaluation compares
+    sentence scores. Options are checked when the adapter is built; no model loads before something is scored."""
 
-    def __init__(self, name: str, options: dict[str, Any], *, spec: Callable[..., Any],
-                 score: Callable[..., SystemScores], build: Callable[..., Any] | None = None,
-                 fixed: dict[str, Any] | None = None) -> None:
-        fixed = fixed or {}
-        parameters = inspect.signature(spec).parameters
-        _check_options(name, options, [p for p in parameters if p not in fixed])
-        defaults = {p.name: p.default for p in parameters.values() if p.default is not inspect.Parameter.empty}
+    def __init__(self, name: str, **options: Any) -> None:
         self.name = name
-        self._build = build or spec
-        self._score = score
-        self._options = {**defaults, **fixed, **options}
-        self._core: Any = None
+        self._options = registry.check_options(name, options)
+        self._spec = registry.spec(name)
 
     def settings(self) -> dict[str, Any]:
-        """Constructor defaults overridden by the options (the cache key)."""
-        return dict(self._options)
+        """The metric's settings (defaults overridden by the options): the cache key."""
+        return {k: v for k, v in {**self._spec.defaults, **self._options}.items() if k in self._spec.names("setting")}
 
     def score_system(self, sources: Sequence[str], hypotheses: Sequence[str], references: Sequence[Sequence[str]],
                      *, gold_m2: Sequence[M2Sentence] | None = None, progress: bool = False) -> SystemScores:
-        """Build the core once, then score."""
-        if self._core is None:
-            self._core = self._build(**self._options)
-        return self._score(self._core, self._options, sources, hypotheses, references, gold_m2, progress)
+        """Run the metric (and its sentence-level form where that differs) through the registry."""
+        corpus = self._run(self._options, sources, hypotheses, references, gold_m2, progress)
+        sentence_options = {**self._options, **_sentence_level(self._spec.name, self.settings())}
+        sentence = corpus if sentence_options == self._options else \
+            self._run(sentence_options, sources, hypotheses, references, gold_m2, progress)
+        return SystemScores(sentence.sentence_scores(), corpus.score)
+
+    def _run(self, options: dict[str, Any], sources: Sequence[str], hypotheses: Sequence[str],
+             references: Sequence[Sequence[str]], gold_m2: Sequence[M2Sentence] | None, progress: bool) -> Any:
+        key = hashlib.sha256(json.dumps([self._spec.name, options, list(sources), list(hypotheses),
+                                         [list(r) for r in references], gold_m2 is not None], ensure_ascii=False,
+                                        default=str).encode("utf-8")).hexdigest()
+        if key in _RUNS:
+            return _RUNS[key]
+        refs: Any = references
+        gold = None
+        if self._spec.reference_free:
+            refs = None
+        elif self._spec.name == "pt_m2" and options.get("variant", "sentm2") in ("m2", "sentm2") and gold_m2:
+            refs, gold = None, list(gold_m2)  # M² variants score against the reference set's own M2
+        result = registry.run(self._spec.name, sources, hypotheses, refs, gold_m2=gold, progress=progress, **options)
+        if len(_RUNS) >= _MEMO_SIZE:
+            _RUNS.pop(next(iter(_RUNS)))
+        _RUNS[key] = result
+        return result
 
 
-def _impara(variant: str) -> Callable[..., SentenceMetric]:
-    """IMPARA-GED (`impara-ged`) or IMPARA (`impara`) from `gecscore.impara_ged.metric`; `-o model=PATH` picks the QE model
-    (`embedded` is the bundled MiniLM QE). Reference-free: the default aggregation is the mean."""
-    def score(core: Any, options: dict, sources: Sequence[str], hypotheses: Sequence[str], references: Any,
-              gold: Any, progress: bool) -> SystemScores:
-        return core.score_system(sources, hypotheses, progress=progress)
-
-    def build(**options: Any) -> SentenceMetric:
-        from gecscore.impara_ged.metric import Impara
-
-        return CoreAdapter(variant.replace("_", "-"), options, spec=Impara, score=score, fixed={"variant": variant})
-    return build
+# CLEME and SentCLEME, M² and SentM² share runs in-process: memoise a few.
+_RUNS: dict[str, Any] = {}
 
 
-def _uot_errant(**options: Any) -> SentenceMetric:
-    """UOT-ERRANT from `gecscore.uot_errant.metric` (options: the fields of `UOTConfig`); sentence F with the best reference,
-    corpus F of the greedy accumulation."""
-    from gecscore.uot_errant.metric import UOTConfig, UOTErrant
-
-    def score(core: Any, opts: dict, sources: Sequence[str], hypotheses: Sequence[str],
-              references: Sequence[Sequence[str]], gold: Any, progress: bool) -> SystemScores:
-        result = core.score(sources, hypotheses, references)
-        return SystemScores([s.scores.f for s in result.sentences], result.scores.f)
-
-    return CoreAdapter("uot-errant", options, spec=UOTConfig, score=score,
-                       build=lambda **o: UOTErrant(UOTConfig(**o)))
-
-
-def _pt_settings(model: str = "bert-base-uncased", layer: int | None = None, device: str | None = None,
-                 beta: float = 0.5, base: str = "sentm2", max_unchanged_words: int = 2) -> dict[str, Any]:
-    """PT-M2 / PT-ERRANT options (BERTScore model and layer, β, which base gives the corpus score)."""
-    return {"model": model, "layer": layer, "device": device, "beta": beta, "base": base,
-            "max_unchanged_words": max_unchanged_words}
-
-
-def _pt_m2(**options: Any) -> SentenceMetric:
-    """PT-M² from `gecscore.pt_m2.metric`: sentence scores are sentence PT-M² F (best annotator); the corpus score is
-    the mean (`base=sentm2`, the recommended PT-M²) or corpus PT-M² (`base=m2`). Needs a gold M2 (the
-    reference set's own, else built from the raw references with ERRANT)."""
-    def score(core: dict, opts: dict, sources: Sequence[str], hypotheses: Sequence[str],
-              references: Sequence[Sequence[str]], gold: Any, progress: bool) -> SystemScores:
-        from gecscore.common.edit_impact import BERTScoreSimilarity
-        from gecscore.pt_m2.metric import score_m2
-
-        if core["base"] not in ("sentm2", "m2"):
-            raise ValueError(f"pt-m2 option `base` must be 'sentm2' or 'm2', got {core['base']!r}")
-        gold = list(gold) if gold is not None else _m2_from_references(sources, references, progress)
-        similarity = BERTScoreSimilarity(core["model"], layer=core["layer"], device=core["device"])
-        common = dict(similarity=similarity, beta=core["beta"], max_unchanged_words=core["max_unchanged_words"],
-                      progress=progress)
-        sent = score_m2(sources, hypotheses, gold, variant="sentm2", **common)
-        corpus = sent.f if core["base"] == "sentm2" else score_m2(sources, hypotheses, gold, variant="m2", **common).f
-        return SystemScores([s.f for s in sent.sentences], corpus)
-
-    return CoreAdapter("pt-m2", options, spec=_pt_settings, score=score)
-
-
-def _pt_errant(**options: Any) -> SentenceMetric:
-    """PT-ERRANT (gec-metrics) from `gecscore.pt_m2.metric`: sentence F with the best reference; corpus F of the greedy
-    accumulation (`base=errant`, default) or the sentence mean (`base=senterrant`)."""
-    def score(core: dict, opts: dict, sources: Sequence[str], hypotheses: Sequence[str],
-              references: Sequence[Sequence[str]], gold: Any, progress: bool) -> SystemScores:
-        from gecscore.common.edits import get_extractor
-        from gecscore.common.edit_impact import BERTScoreSimilarity
-        from gecscore.pt_m2.metric import score_errant
-
-        if core["base"] not in ("errant", "senterrant"):
-            raise ValueError(f"pt-errant option `base` must be 'errant' or 'senterrant', got {core['base']!r}")
-        similarity = BERTScoreSimilarity(core["model"], layer=core["layer"], device=core["device"])
-        common = dict(extractor=get_extractor(), similarity=similarity, beta=core["beta"], progress=progress)
-        sent = score_errant(sources, hypotheses, references, variant="senterrant", **common)
-        corpus = sent.f if core["base"] == "senterrant" else \
-            score_errant(sources, hypotheses, references, variant="errant", **common).f
-        return SystemScores([s.f for s in sent.sentences], corpus)
-
-    def spec(model: str = "bert-base-uncased", layer: int | None = None, device: str | None = None,
-             beta: float = 0.5, base: str = "errant") -> dict[str, Any]:
-        return {"model": model, "layer": layer, "device": device, "beta": beta, "base": base}
-
-    return CoreAdapter("pt-errant", options, spec=spec, score=score)
-
-
-_CLEME_SENTENCE_RUNS: dict[str, dict] = {}
-
-
-def _cleme(variant: str) -> Callable[..., SentenceMetric]:
-    """CLEME2.0 (`cleme2`) or CLEME (`cleme`) from `gecscore.cleme2.metric` (options: `ClemeConfig` fields).
-    Sentence scores come from the sentence level (`alpha` default: the sentence factors); the corpus score
-    from `level` (corpus: CLEME2.0 / CLEME, sentence: SentCLEME2.0 / SentCLEME). Model-free with
-    `weighting=none` (CLEME2.0 unweighted) or `length` (CLEME's default)."""
-    def score(core: Any, opts: dict, sources: Sequence[str], hypotheses: Sequence[str],
-              references: Sequence[Sequence[str]], gold: Any, progress: bool) -> SystemScores:
-        from gecscore.cleme2.metric import cleme_score
-
-        settings = {k: v for k, v in opts.items() if k != "level"}
-        if settings.get("alpha") is not None:
-            settings["alpha"] = tuple(settings["alpha"])
-        # The sentence-level run does not depend on `level`: CLEME and SentCLEME share it in-process.
-        key = hashlib.sha256(json.dumps([settings, list(sources), list(hypotheses), [list(r) for r in references]],
-                                        ensure_ascii=False, default=str).encode("utf-8")).hexdigest()
-        sent = _CLEME_SENTENCE_RUNS.pop(key, None) or cleme_score(
-            sources, hypotheses, references, sentences=True, progress=progress, level="sentence", **settings)
-        _CLEME_SENTENCE_RUNS[key] = sent
-        if len(_CLEME_SENTENCE_RUNS) > _MEMO_SIZE:
-            _CLEME_SENTENCE_RUNS.pop(next(iter(_CLEME_SENTENCE_RUNS)))
-        corpus = sent["score"] if opts["level"] == "sentence" else \
-            cleme_score(sources, hypotheses, references, progress=progress, level="corpus", **settings)["score"]
-        return SystemScores([float(s["score"]) for s in sent["sentences"]], float(corpus))
-
-    def build(**options: Any) -> SentenceMetric:
-        from gecscore.cleme2.metric import ClemeConfig
-
-        return CoreAdapter(variant, options, spec=ClemeConfig, score=score, fixed={"variant": variant})
-    return build
+def _sentence_level(metric: str, settings: dict[str, Any]) -> dict[str, Any]:
+    """The options that turn a metric into its sentence-level form."""
+    if metric == "pt_m2":
+        return {"variant": {"m2": "sentm2", "errant": "senterrant"}.get(settings["variant"], settings["variant"])}
+    if metric == "cleme2":
+        return {"level": "sentence"}
+    return {}
 
 
 def _factory(cls: Callable[..., SentenceMetric], name: str, allowed: Sequence[str],
@@ -311,15 +222,9 @@ def _factory(cls: Callable[..., SentenceMetric], name: str, allowed: Sequence[st
 
 
 BUILTIN: dict[str, Callable[..., SentenceMetric]] = {
+    **{name: functools.partial(RegistryMetric, name) for name in registry.NAMES},
     "errant": _factory(ErrantBaseline, "errant", ("beta", "spacy_model"), sentence_average=False),
     "senterrant": _factory(ErrantBaseline, "senterrant", ("beta", "spacy_model"), sentence_average=True),
     "m2": _factory(M2Baseline, "m2", ("beta", "max_unchanged_words"), sentence_average=False),
     "sentm2": _factory(M2Baseline, "sentm2", ("beta", "max_unchanged_words"), sentence_average=True),
-    "impara-ged": _impara("impara_ged"),
-    "impara": _impara("impara"),
-    "uot-errant": _uot_errant,
-    "pt-m2": _pt_m2,
-    "pt-errant": _pt_errant,
-    "cleme2": _cleme("cleme2"),
-    "cleme": _cleme("cleme"),
 }

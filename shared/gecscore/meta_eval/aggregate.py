@@ -9,7 +9,7 @@ import numpy as np
 
 AGGREGATIONS = ("default", "trueskill", "expected_wins")
 
-#: TrueSkill settings of gec-metrics `MetricBase.run_trueskill` (spec §7.3).
+#: TrueSkill settings of gec-metrics `MetricBase.run_trueskill` (`docs/meta-evaluation.md`, section "System level").
 TRUESKILL_SETTINGS = {"mu": 0.0, "sigma": 0.5, "beta": 0.25, "tau": 0.0, "draw_probability": 0.25}
 
 

@@ -1,0 +1,37 @@
+"""PT-M2 / PT-ERRANT / M² / ERRANT: edits weighted by their BERTScore impact (or by 1, `scorer='self'`).
+
+Read top-down: `metric.py` (inputs and gold → edits → weights → counts → scores), `lattice.py` (the MaxMatch
+lattice that finds the system edits best matching the gold). `SPEC` declares the options once.
+"""
+
+from gecscore.common.options import MetricSpec, Option
+
+SPEC = MetricSpec(
+    name="pt_m2",
+    title="PT-M2",
+    summary="MaxMatch (M²) or ERRANT edits weighted by their BERTScore impact",
+    variants=("sentm2", "m2", "errant", "senterrant"),
+    runner="gecscore.pt_m2.metric",
+    sentence_option="sentence_scores",
+    options=(
+        Option("variant", "str", "sentm2", "'sentm2' (PT-M2), 'm2', 'errant' (PT-ERRANT) or 'senterrant'",
+               choices=("sentm2", "m2", "errant", "senterrant")),
+        Option("scorer", "str", "bertscore", "edit weights: BERTScore impact, or 1 for every edit ('self': plain "
+               "M² / ERRANT)", choices=("bertscore", "self")),
+        Option("model", "str", "bert-base-uncased", "BERTScore model: hub id, local directory or 'minilm'"),
+        Option("layer", "int", None, "BERTScore hidden layer (None: bert_score's layer for the model, 9 for "
+               "bert-base-uncased; required for other models, 6 for 'minilm')", minimum=0, nullable=True),
+        Option("beta", "float", 0.5, "F-beta weight of recall; the output key is named for it ('f0.5')",
+               minimum=0, exclusive_minimum=True),
+        Option("max_unchanged_words", "int", 2, "M² lattice: unchanged words an edit may span", minimum=0),
+        Option("tokenize", "bool", False, "spaCy-tokenise raw text first (otherwise untokenised text is an error)"),
+        Option("device", "str", None, "'cpu', 'cuda', ... (None: cuda when available)", nullable=True),
+        Option("gold_m2", "path_or_text", None, "gold M2 annotation (text, path or parsed sentences) instead of or "
+               "besides `references`", kind="input"),
+        Option("sentence_scores", "bool", False, "also return the F-beta of every sentence (aliases "
+               "`return_sentence_scores`, `sentences`)", kind="output"),
+        Option("return_edits", "bool", False, "also return, per sentence, every annotator's edits and weights",
+               kind="output"),
+        Option("progress", "bool", False, "show progress bars", kind="output"),
+    ),
+)

@@ -1,7 +1,7 @@
 """MaxMatch (M²): the official scorer 3.2's edit lattice, gold-guided edit extraction, and P/R/F_β.
 
-Written from the behavioural description in `../shared/spec/reference-behaviour.md` §6 (not from the GPL
-code). Every quirk that can change a result is reproduced on purpose, because the edit sequence decides
+Written from a description of the behaviour (`docs/reference-behaviour.md`, section "M² lattice"), not from the
+GPL code. Every quirk that can change a result is reproduced on purpose, because the edit sequence decides
 the score: the 3.2 release's first-row insertion offsets `(j-1, j-1)`, the duplicated edges of the merged
 graph (a duplicated edge gets the +0.001 penalty once per copy), the order in which transitive arcs are
 appended, the skipping removal of long noop arcs, the two-pointer matching of insertions, and Bellman–Ford

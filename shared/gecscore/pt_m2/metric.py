@@ -1,10 +1,11 @@
 """PT-M² and PT-ERRANT (Gong et al., EMNLP 2022): M² or ERRANT counts where every edit weighs
 |F(source with only that edit, reference) − F(source, reference)|, F being BERTScore F1.
 
-Behaviour follows `../shared/spec/reference-behaviour.md` §3: PT-M² as in the reference CLI (pygongnlp/PT-M2,
-`--base m2|sentm2`), PT-ERRANT as in gec-metrics (`PTERRANT`, ERRANT edits, greedy corpus references). The pure
-parts (pseudo sentences, weights from similarities, counts, scores) take plain data; the similarity function
-is injected (`gecscore.common.edit_impact`: `BERTScoreSimilarity`; `None` = unit weights, the `self` scorer).
+Behaviour follows `docs/reference-behaviour.md`, section "PT-M² and PT-ERRANT": PT-M² as in the reference CLI
+(pygongnlp/PT-M2, `--base m2|sentm2`), PT-ERRANT as in gec-metrics (`PTERRANT`, ERRANT edits, greedy corpus
+references). The pure parts (pseudo sentences, weights from similarities, counts, scores) take plain data; the
+similarity function is injected (`gecscore.common.edit_impact`: `BERTScoreSimilarity`; `None` = unit weights,
+the `self` scorer).
 Each weight request puts F(source, ref) once per sentence and reference and all pseudo
 sentences into one batched similarity call.
 """
@@ -12,7 +13,7 @@ sentences into one batched similarity call.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Literal, Mapping, Sequence
 
 from tqdm.auto import tqdm
 
@@ -22,8 +23,13 @@ from gecscore.common.edits import Edit, apply_edits
 from gecscore.common.errant_scoring import Counts as ErrantCounts
 from gecscore.common.errant_scoring import FScore, total
 from gecscore.pt_m2.lattice import AnnotatorEdits, Counts, SysEdit
-from gecscore.common.m2io import M2Sentence, edits_to_m2, m2_target
+from gecscore.common.bootstrap import CorpusStatistic, GreedyReferences, SentenceMean
+from gecscore.common.corpus_rules import errant_greedy
+from gecscore.common.m2io import M2Sentence, edits_to_m2, m2_references, m2_target, read_m2_input
+from gecscore.common.results import MetricResult
 from gecscore.common.signature import make_signature
+from gecscore.common.validation import check_references, check_same_length, check_texts
+from gecscore.pt_m2 import SPEC
 
 if TYPE_CHECKING:
     from gecscore.common.edits import EditExtractor
@@ -298,13 +304,6 @@ def gold_from_references(sources: Sequence[str], references: Sequence[Sequence[s
     return gold, [dict(enumerate(refs)) for refs in references]
 
 
-def m2_references(gold: Sequence[M2Sentence]) -> list[list[str]]:
-    """Every annotator's corrected sentence, for all annotators of the file (the source where one has no
-    line: the gec-metrics convention), as references for the ERRANT variants."""
-    annotators = sorted({a for block in gold for a in block.annotators})
-    return [[m2_target(block, a) for a in annotators] or [block.source] for block in gold]
-
-
 def sentence_record(sentence: SentenceResult, variant: str) -> dict:
     """A JSON-friendly record of one sentence: chosen annotator/reference, counts and every edit's weight."""
     who = "annotator" if variant in ("m2", "sentm2") else "reference"
@@ -337,3 +336,106 @@ def signature(variant: str, scorer: str, similarity: Similarity | None, beta: fl
         settings["max_unchanged_words"] = max_unchanged_words
     settings["gold"] = gold
     return make_signature("pt_m2", settings)
+
+
+# ---------------------------------------------------------------------------------------------------
+# Entry point: inputs → gold → weights → counts → the one result protocol
+
+
+def run(sources: Sequence[str], predictions: Sequence[str], references: Sequence[Any] | None = None, *,
+        gold_m2: Any = None, progress: bool = False, **options: Any) -> MetricResult:
+    """Score one system with PT-M² / PT-ERRANT (or M² / ERRANT with `scorer="self"`).
+
+    With `gold_m2`, references (optional) are the texts edits are weighed against, indexed by annotator id;
+    without it they are the gold (ERRANT edits of each reference, one annotator per reference).
+    """
+    opts = SPEC.resolve(options)
+    variant, scorer, beta = opts["variant"], opts["scorer"], opts["beta"]
+    sources = check_texts("sources", sources)
+    predictions = check_texts("predictions", predictions)
+    n = check_same_length(sources=sources, predictions=predictions)
+    refs = _optional_references(references, n)
+    given = any(refs)
+    gold = read_m2_input(gold_m2, "gold_m2")
+    if gold is None and not given:
+        raise ValueError("pass `references` (corrected sentences) or `gold_m2` (an M2 annotation)")
+    if gold is not None and len(gold) != n:
+        raise ValueError(f"`gold_m2` has {len(gold)} sentences but there are {n} predictions")
+    sources, predictions, refs = prepare_text(sources, predictions, refs, tokenize=opts["tokenize"],
+                                              gold_given=gold is not None)
+    similarity = None
+    if scorer == "bertscore":
+        from gecscore.common.edit_impact import BERTScoreSimilarity
+
+        similarity = BERTScoreSimilarity(opts["model"], layer=opts["layer"], device=opts["device"])
+    common = dict(variant=variant, similarity=similarity, beta=beta, progress=progress)
+    if variant in ("m2", "sentm2"):
+        if gold is not None:
+            texts = gold_references(gold, refs if given else None)
+        else:
+            gold, texts = gold_from_references(sources, refs, progress=progress)
+        result = score_m2(sources, predictions, gold, reference_texts=texts,
+                          max_unchanged_words=opts["max_unchanged_words"], **common)
+    else:
+        if not given:
+            refs = m2_references(gold)
+        result = score_errant(sources, predictions, refs, extractor=default_extractor(), **common)
+    f_key = f"f{beta:g}"
+    records = [sentence_record(s, variant) for s in result.sentences]
+    who = "annotator" if variant in ("m2", "sentm2") else "reference"
+    sentences = [{f_key: s.f, "precision": s.precision, "recall": s.recall, who: s.chosen,
+                  "counts": [list(c.counts) for c in s.candidates]} for s in result.sentences]
+    details = {"edits": records} if opts["return_edits"] else {}
+    return MetricResult(
+        "pt_m2", {"precision": result.precision, "recall": result.recall, f_key: result.f, "score": result.f},
+        f_key, sentences, corpus_statistic(result, variant, beta),
+        signature(variant, scorer, similarity, beta, opts["max_unchanged_words"],
+                  "m2" if gold_m2 is not None else "references"),
+        details, sentence_output=[s.f for s in result.sentences])
+
+
+def corpus_statistic(result: PTResult, variant: str, beta: float) -> CorpusStatistic:
+    """The variant's corpus rule over the per-sentence counts: greedy annotator (m2), greedy reference (errant)
+    or the mean of sentence F (sentm2, senterrant)."""
+    candidates = [[c.counts for c in s.candidates] for s in result.sentences]
+    if variant == "m2":
+        return m2_greedy(candidates, beta)
+    if variant == "errant":
+        # (TP, TP+FP, TP+FN) back to (TP, FP, FN): exact, the subtraction undoes an addition of the same numbers.
+        return errant_greedy([[ErrantCounts(c, p - c, g - c) for c, p, g in refs] for refs in candidates],
+                             FScore(beta, "errant"))
+    return SentenceMean([s.f for s in result.sentences])
+
+
+def m2_greedy(per_sentence: Sequence[Sequence[Sequence[float]]], beta: float) -> GreedyReferences:
+    """Corpus M² F_β with the official scorer's greedy annotator choice (`lattice.corpus_m2`) on resamples."""
+    import numpy as np
+
+    b2 = beta * beta
+
+    def prf(counts: np.ndarray) -> np.ndarray:
+        correct, proposed, gold = counts[..., 0], counts[..., 1], counts[..., 2]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            p = np.where(proposed != 0, correct / proposed, 1.0)
+            r = np.where(gold != 0, correct / gold, 1.0)
+            denominator = b2 * p + r
+            return np.where(denominator != 0, (1.0 + b2) * p * r / denominator, 0.0)
+
+    def key(running: np.ndarray, candidates: np.ndarray) -> tuple[np.ndarray, ...]:
+        local = running + candidates
+        return prf(local), local[..., 0], -(local[..., 1] + b2 * local[..., 2])
+
+    return GreedyReferences([[tuple(c) for c in refs] for refs in per_sentence], key, prf)
+
+
+def _optional_references(references: Sequence[Any] | None, n: int) -> list[list[str]]:
+    """References per example, or empty lists when none are given (a gold M2 stands in); all or none."""
+    if references is None:
+        return [[] for _ in range(n)]
+    refs = list(references)
+    empty = [i for i, r in enumerate(refs) if not isinstance(r, str) and r is not None and len(r) == 0]
+    if len(refs) == n and len(empty) == n:
+        return [[] for _ in range(n)]
+    if empty:
+        raise ValueError(f"`references[{empty[0]}]` is empty while other examples have references")
+    return check_references(refs, n)

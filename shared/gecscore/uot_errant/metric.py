@@ -17,7 +17,9 @@ from typing import TYPE_CHECKING, Any, Mapping, Sequence
 import numpy as np
 from tqdm.auto import tqdm
 
+from gecscore.common.corpus_rules import errant_greedy
 from gecscore.common.edits import Edit, get_extractor, tokenize as spacy_tokenize
+from gecscore.common.results import MetricResult
 from gecscore.common.errant_scoring import PRF, Counts, FScore, edit_counts, total
 from gecscore.common.signature import make_signature
 from gecscore.uot_errant.transport import (
@@ -26,11 +28,14 @@ from gecscore.uot_errant.transport import (
 )
 from gecscore.common.validation import check_references, check_texts, check_tokenised
 
+from gecscore.uot_errant import SPEC
+
 if TYPE_CHECKING:
     from spacy.language import Language
 
-DEFAULT_MODEL = "google/electra-base-discriminator"
-VARIANTS = ("uot", "errant")
+_DEFAULTS = SPEC.defaults
+DEFAULT_MODEL: str = _DEFAULTS["model"]
+VARIANTS = SPEC.variants
 
 
 class DegenerateTransportWarning(UserWarning):
@@ -42,18 +47,18 @@ class UOTConfig:
     """Every setting of UOT-ERRANT; the defaults are the reference implementation's."""
 
     model: str = DEFAULT_MODEL
-    beta: float = 0.5
-    reg: float = 0.1
-    reg_m: float = 0.1
-    cost: str = "euclidean"
-    mass: str = "norm"
-    vectorize: str = "ref-remove"
-    max_length: int = 128
-    batch_size: int = 32
-    robust: bool = False
-    variant: str = "uot"
-    tokenize: bool = False
-    device: str | None = None
+    beta: float = _DEFAULTS["beta"]
+    reg: float = _DEFAULTS["reg"]
+    reg_m: float = _DEFAULTS["reg_m"]
+    cost: str = _DEFAULTS["cost"]
+    mass: str = _DEFAULTS["mass"]
+    vectorize: str = _DEFAULTS["vectorize"]
+    max_length: int = _DEFAULTS["max_length"]
+    batch_size: int = _DEFAULTS["batch_size"]
+    robust: bool = _DEFAULTS["robust"]
+    variant: str = _DEFAULTS["variant"]
+    tokenize: bool = _DEFAULTS["tokenize"]
+    device: str | None = _DEFAULTS["device"]
 
     def __post_init__(self) -> None:
         check_mode("variant", self.variant, VARIANTS)
@@ -175,6 +180,31 @@ class UOTResult:
 def edit_row(e: Edit) -> list[Any]:
     """`[o_start, o_end, o_str, c_str, type]` of an edit."""
     return [e.o_start, e.o_end, e.o_str, e.c_str, e.type]
+
+
+def run_systems(sources: Sequence[str], systems: Mapping[str, Sequence[str]], references: Sequence[Any], *,
+                progress: bool = False, **options: Any) -> dict[str, MetricResult]:
+    """Score several systems against shared references in the one result protocol (every text embedded once)."""
+    opts = SPEC.resolve(options)
+    config = UOTConfig(**{k: v for k, v in opts.items() if k not in SPEC.names("output")})
+    results = UOTErrant(config, progress=progress).score_systems(sources, systems, references)
+    return {name: _protocol(result, opts["return_alignments"]) for name, result in results.items()}
+
+
+def run(sources: Sequence[str], predictions: Sequence[str], references: Sequence[Any], *, progress: bool = False,
+        **options: Any) -> MetricResult:
+    """Score one system (see `run_systems`)."""
+    return run_systems(sources, {"system": predictions}, references, progress=progress, **options)["system"]
+
+
+def _protocol(result: UOTResult, alignments: bool) -> MetricResult:
+    out = result.as_dict(sentence_scores=True, alignments=alignments)
+    sentences = out.pop("sentence_scores")
+    signature = out.pop("signature")
+    scores = {k: float(v) for k, v in out.items() if isinstance(v, (int, float)) and not isinstance(v, bool)}
+    details = {k: v for k, v in out.items() if k not in scores}
+    statistic = errant_greedy([s.per_ref for s in result.sentences], result.config.rule)
+    return MetricResult("uot_errant", scores, result.config.f_name, sentences, statistic, signature, details)
 
 
 class UOTErrant:

@@ -1,7 +1,7 @@
 """Edit vectors and their unbalanced optimal transport (the numerical core of UOT-ERRANT).
 
 Pure numpy/POT over plain data. The default path repeats the reference computation step by step in float32
-(`../shared/spec/reference-behaviour.md` §2.2–2.3): edit vectors from sentence embeddings, masses, `ot.dist`
+(`docs/reference-behaviour.md`, section "UOT-ERRANT"): edit vectors from sentence embeddings, masses, `ot.dist`
 cost, `ot.unbalanced.sinkhorn_stabilized_unbalanced(a, b, M, reg, reg_m, reg_type="kl")`, and TP/FP/FN read off
 the plan's marginals. Degenerate transports (zero-mass edits, POT numerical warnings, non-finite or exploding
 plans) are detected and reported; `robust=True` takes zero-vector/zero-mass edits out of the transport and caps

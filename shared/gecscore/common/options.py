@@ -1,0 +1,196 @@
+"""Option schemas: each metric declares its name, variants and options once (`MetricSpec`), and every entry point
+(evaluate scripts, CLI, Trainer hook, `combine`, meta-evaluation, Spaces, cards) reads them from there.
+
+Pure data and checks; importing this module loads nothing heavy, so `--help` and validation stay fast.
+"""
+
+from __future__ import annotations
+
+import numbers
+from dataclasses import dataclass
+from typing import Any, Literal, Mapping
+
+Kind = Literal["setting", "output", "input"]
+#: Names that all ask for per-sentence scores; every metric maps them to its own `sentence_option`.
+SENTENCE_SCORE_NAMES = ("return_sentence_scores", "sentence_scores", "sentences")
+
+
+@dataclass(frozen=True)
+class Option:
+    """One option: its type, default, allowed values or range, and one line of documentation.
+
+    `kind` says what it is: a `setting` changes the score (it goes into the signature), an `output` only asks for
+    more of the result, an `input` is data given another way (an M2 file instead of sentences). `variants` names
+    the variants it applies to (empty: all).
+    """
+
+    name: str
+    type: str
+    default: Any
+    doc: str
+    choices: tuple[Any, ...] = ()
+    minimum: float | None = None
+    maximum: float | None = None
+    exclusive_minimum: bool = False
+    nullable: bool = False
+    kind: Kind = "setting"
+    variants: tuple[str, ...] = ()
+
+    def check(self, value: Any) -> Any:
+        """`value` checked against the type, choices and range (lists become tuples); raises naming the option."""
+        if value is None:
+            if self.nullable or self.default is None:
+                return None
+            raise ValueError(f"`{self.name}` must not be None")
+        checker = _CHECKS.get(self.type)
+        if checker is None:
+            raise AssertionError(f"option {self.name!r} has unknown type {self.type!r}")
+        value = checker(self.name, value)
+        if self.choices and value not in self.choices:
+            raise ValueError(f"`{self.name}` must be one of {list(self.choices)}, got {value!r}")
+        if self.minimum is not None and (value <= self.minimum if self.exclusive_minimum else value < self.minimum):
+            relation = ">" if self.exclusive_minimum else ">="
+            raise ValueError(f"`{self.name}` must be {relation} {self.minimum:g}, got {value!r}")
+        if self.maximum is not None and value > self.maximum:
+            raise ValueError(f"`{self.name}` must be <= {self.maximum:g}, got {value!r}")
+        return value
+
+    @property
+    def type_doc(self) -> str:
+        """The type as documentation shows it."""
+        return {"alpha": "4 floats", "path_or_text": "str"}.get(self.type, self.type)
+
+
+def _bool(name: str, value: Any) -> bool:
+    if not isinstance(value, bool):
+        raise TypeError(f"`{name}` must be True or False, got {value!r}")
+    return value
+
+
+def _int(name: str, value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"`{name}` must be an integer, got {value!r}")
+    return int(value)
+
+
+def _float(name: str, value: Any) -> float:
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"`{name}` must be a number, got {value!r}")
+    return value  # kept as given: an int stays an int, so signatures and key names do not change
+
+
+def _str(name: str, value: Any) -> str:
+    if not isinstance(value, str) or not value:
+        raise TypeError(f"`{name}` must be a non-empty string, got {value!r}")
+    return value
+
+
+def _alpha(name: str, value: Any) -> tuple[float, ...]:
+    if isinstance(value, (str, bytes)) or not hasattr(value, "__iter__"):
+        raise TypeError(f"`{name}` must be 4 numbers, got {value!r}")
+    values = tuple(value)
+    if len(values) != 4 or any(isinstance(v, bool) or not isinstance(v, numbers.Real) for v in values):
+        raise ValueError(f"`{name}` must be 4 numbers, got {value!r}")
+    return values
+
+
+def _any(name: str, value: Any) -> Any:
+    return value
+
+
+_CHECKS = {"bool": _bool, "int": _int, "float": _float, "str": _str, "alpha": _alpha, "path_or_text": _any}
+
+
+@dataclass(frozen=True)
+class MetricSpec:
+    """A metric as every entry point sees it: name, title, variants, options and the module of its `run`."""
+
+    name: str
+    title: str
+    summary: str
+    variants: tuple[str, ...]
+    options: tuple[Option, ...]
+    runner: str
+    reference_free: bool = False
+    sentence_option: str = "return_sentence_scores"
+    main: str = "score"
+    #: Input options that replace the sentence lists altogether (CLEME's two M2 files).
+    replaces_sentences: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        names = [o.name for o in self.options]
+        if len(set(names)) != len(names):
+            raise AssertionError(f"{self.name}: duplicate option names")
+        if self.sentence_option not in names or self.variants and self.option("variant").default != self.variants[0]:
+            raise AssertionError(f"{self.name}: the sentence option and the default variant must be declared")
+
+    def option(self, name: str) -> Option:
+        """The option called `name`."""
+        for option in self.options:
+            if option.name == name:
+                return option
+        raise KeyError(name)
+
+    @property
+    def defaults(self) -> dict[str, Any]:
+        """Every option with its default."""
+        return {o.name: o.default for o in self.options}
+
+    def names(self, *kinds: Kind) -> tuple[str, ...]:
+        """Option names of the given kinds (all when none is given)."""
+        return tuple(o.name for o in self.options if not kinds or o.kind in kinds)
+
+    def canonical(self, options: Mapping[str, Any]) -> dict[str, Any]:
+        """`options` with every per-sentence alias renamed to `sentence_option` (conflicting values raise)."""
+        out: dict[str, Any] = {}
+        for key, value in options.items():
+            name = self.sentence_option if key in SENTENCE_SCORE_NAMES else key
+            if name in out and out[name] != value:
+                raise TypeError(f"{self.name}: conflicting values for `{name}` and its aliases "
+                                f"{list(SENTENCE_SCORE_NAMES)}")
+            out[name] = value
+        return out
+
+    def check_names(self, options: Mapping[str, Any]) -> None:
+        """Raise `TypeError` naming options this metric does not take."""
+        unknown = sorted(set(options) - set(self.names()))
+        if unknown:
+            raise TypeError(f"metric {self.name!r} got unknown option(s) {unknown}; known options: "
+                            f"{sorted(self.names())}")
+
+    def validate(self, options: Mapping[str, Any]) -> dict[str, Any]:
+        """The given options renamed, type-, choice- and range-checked (defaults not filled in)."""
+        options = self.canonical(options)
+        self.check_names(options)
+        return {name: self.option(name).check(value) for name, value in options.items()}
+
+    def resolve(self, *layers: Mapping[str, Any]) -> dict[str, Any]:
+        """Defaults overridden by each layer in turn (e.g. load-time, then compute-time options), all checked."""
+        merged: dict[str, Any] = self.defaults
+        for layer in layers:
+            merged.update(self.validate(layer))
+        return merged
+
+    def args_doc(self, indent: str = "    ") -> str:
+        """The options as an evaluate `Args:` block (generated, so it cannot drift from the schema)."""
+        lines = []
+        for o in self.options:
+            extra = f" One of {', '.join(map(repr, o.choices))}." if o.choices else ""
+            scope = f" Variants: {', '.join(o.variants)}." if o.variants else ""
+            lines.append(f"{indent}{o.name} ({o.type_doc}): {o.doc} (default {o.default!r}).{extra}{scope}")
+        return "\n".join(lines)
+
+    def markdown_table(self) -> str:
+        """The options as a Markdown table for the cards."""
+        rows = ["| option | type | default | allowed | what it does |", "|---|---|---|---|---|"]
+        for o in self.options:
+            allowed = ", ".join(f"`{c}`" for c in o.choices) if o.choices else _range_doc(o)
+            doc = o.doc + (f" (variants: {', '.join(o.variants)})" if o.variants else "")
+            rows.append(f"| `{o.name}` | {o.type_doc} | `{o.default!r}` | {allowed} | {doc} |")
+        return "\n".join(rows)
+
+
+def _range_doc(option: Option) -> str:
+    low = "" if option.minimum is None else f"{'>' if option.exclusive_minimum else '≥'} {option.minimum:g}"
+    high = "" if option.maximum is None else f"≤ {option.maximum:g}"
+    return ", ".join(x for x in (low, high) if x) or "—"

@@ -1,0 +1,116 @@
+"""The one registry: every metric by name, its option schema and its runner; read by the evaluate scripts, the CLI,
+the Trainer hook, `combine`, the meta-evaluation and the Spaces.
+
+`run("pt_m2", sources, predictions, references, variant="m2", scorer="self")` checks every option against the
+metric's schema before any work, then calls the metric's runner and returns a `MetricResult`. A preset is a
+metric with some options fixed (`errant` = `uot_errant` with `variant="errant"`), for the places where users
+expect the classic name (`gecscore score errant`, `--metric errant`).
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass
+from types import ModuleType
+from typing import Any, Mapping, Sequence
+
+from gecscore.cleme2 import SPEC as CLEME2
+from gecscore.common.m2io import m2_references, read_m2_input
+from gecscore.common.options import MetricSpec
+from gecscore.common.results import MetricResult
+from gecscore.impara_ged import SPEC as IMPARA_GED
+from gecscore.pt_m2 import SPEC as PT_M2
+from gecscore.uot_errant import SPEC as UOT_ERRANT
+
+SPECS: dict[str, MetricSpec] = {spec.name: spec for spec in (UOT_ERRANT, PT_M2, CLEME2, IMPARA_GED)}
+
+
+@dataclass(frozen=True)
+class Preset:
+    """A registry name for a metric with some options fixed; `options_allowed` (default: every other setting) may
+    be set on top."""
+
+    metric: str
+    fixed: Mapping[str, Any]
+    doc: str
+    options_allowed: tuple[str, ...] | None = None
+
+
+PRESETS: dict[str, Preset] = {
+    "errant": Preset("uot_errant", {"variant": "errant"}, "plain ERRANT F-beta (uot_errant, variant='errant')",
+                     ("beta", "tokenize")),
+    "cleme": Preset("cleme2", {"variant": "cleme"}, "CLEME v1 chunk P/R/F (cleme2, variant='cleme')"),
+    "impara": Preset("impara_ged", {"variant": "impara"}, "the original IMPARA (impara_ged, variant='impara')"),
+}
+#: Every name `run` accepts: the metrics, then the presets.
+NAMES: tuple[str, ...] = (*SPECS, *PRESETS)
+
+
+def spec(name: str) -> MetricSpec:
+    """The schema of a metric or of a preset's metric."""
+    name = _check_name(name)
+    return SPECS[PRESETS[name].metric if name in PRESETS else name]
+
+
+def allowed_options(name: str) -> tuple[str, ...]:
+    """The options a user may give for `name` (a preset's fixed ones excluded)."""
+    name = _check_name(name)
+    settings = spec(name).names("setting")
+    if name not in PRESETS:
+        return settings
+    preset = PRESETS[name]
+    return preset.options_allowed or tuple(o for o in settings if o not in preset.fixed)
+
+
+def check_options(name: str, options: Mapping[str, Any]) -> dict[str, Any]:
+    """`options` checked for `name` (names, types, ranges) and a preset's fixed options added; raises first."""
+    name = _check_name(name)
+    unknown = sorted(set(options) - set(allowed_options(name)) - set(spec(name).names("output", "input")))
+    if unknown:
+        raise TypeError(f"metric {name!r} got unknown option(s) {unknown}; known options: "
+                        f"{sorted(allowed_options(name))}")
+    fixed = PRESETS[name].fixed if name in PRESETS else {}
+    return spec(name).validate({**options, **fixed})
+
+
+def runner(name: str) -> ModuleType:
+    """The module with the metric's `run` (and, where it shares work across systems, `run_systems`), imported on
+    first use so that looking up a schema loads no model code."""
+    return importlib.import_module(spec(name).runner)
+
+
+def run_systems(name: str, sources: Sequence[str], systems: Mapping[str, Sequence[str]],
+                references: Sequence[Any] | None = None, *, gold_m2: Any = None, progress: bool = False,
+                **options: Any) -> dict[str, MetricResult]:
+    """Score several systems on the same sources; `gold_m2` (path, M2 text or parsed sentences) may stand in for
+    the references (its annotators' corrections; PT-M2 uses the M2 itself). Options are checked before any work."""
+    options = check_options(name, options)
+    metric = spec(name)
+    if not systems:
+        raise ValueError("`systems` is empty; give at least one system's predictions")
+    if metric.reference_free:
+        if references is not None or gold_m2 is not None:
+            raise ValueError(f"{name} is reference-free; give no references or gold M2")
+    elif references is None and gold_m2 is None:
+        raise ValueError(f"{name} needs references or a gold M2")
+    if metric.name == "pt_m2":
+        options["gold_m2"] = gold_m2
+    elif gold_m2 is not None and references is None:
+        references = m2_references(read_m2_input(gold_m2, "gold_m2"))
+    module = runner(name)
+    if hasattr(module, "run_systems"):
+        return module.run_systems(sources, systems, references, progress=progress, **options)
+    return {system: module.run(sources, predictions, references, progress=progress, **options)
+            for system, predictions in systems.items()}
+
+
+def run(name: str, sources: Sequence[str], predictions: Sequence[str], references: Sequence[Any] | None = None,
+        **kwargs: Any) -> MetricResult:
+    """Score one system (see `run_systems`)."""
+    return run_systems(name, sources, {"system": predictions}, references, **kwargs)["system"]
+
+
+def _check_name(name: str) -> str:
+    if name not in SPECS and name not in PRESETS:
+        raise ValueError(f"unknown metric {name!r}; choose one of {list(NAMES)}")
+    return name

@@ -1,0 +1,84 @@
+"""The one registry: the scripts' spelled-out options, config names, validation before work, presets."""
+
+import dataclasses
+import importlib.util
+import inspect
+from pathlib import Path
+
+import evaluate
+import pytest
+
+from gecscore import registry
+from gecscore.impara_ged.metric import Impara
+from gecscore.uot_errant.metric import UOTConfig
+
+METRICS = Path(__file__).resolve().parents[1] / "metrics"
+INPUTS = ("self", "sources", "predictions", "references")
+
+
+def script_class(name):
+    spec = importlib.util.spec_from_file_location(f"script_{name}", METRICS / name / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return next(v for v in vars(module).values() if inspect.isclass(v) and getattr(v, "NAME", "") == name)
+
+
+@pytest.mark.parametrize("name", list(registry.SPECS))
+def test_script_parameters_are_the_registry_schema(name):
+    parameters = inspect.signature(script_class(name)._compute).parameters
+    spelled = {k: p.default for k, p in parameters.items() if k not in INPUTS}
+    assert spelled == registry.SPECS[name].defaults
+
+
+@pytest.mark.parametrize("name", list(registry.SPECS))
+def test_script_docstring_lists_every_option(name):
+    doc = script_class(name).__doc__
+    for option in registry.SPECS[name].options:
+        assert f"    {option.name} ({option.type_doc}): {option.doc}" in doc
+
+
+def test_cores_take_the_registry_settings():
+    uot = registry.SPECS["uot_errant"]
+    assert {f.name for f in dataclasses.fields(UOTConfig)} == set(uot.names("setting"))
+    assert {f.name: f.default for f in dataclasses.fields(UOTConfig)} == {k: uot.defaults[k] for k in
+                                                                         uot.names("setting")}
+    impara = registry.SPECS["impara_ged"]
+    assert set(inspect.signature(Impara).parameters) == set(impara.names("setting"))
+
+
+def test_config_name_selects_the_variant():
+    metric = evaluate.load(str(METRICS / "pt_m2"), "m2", scorer="self")
+    out = metric.compute(sources=["He go to school ."], predictions=["He goes to school ."],
+                         references=[["He goes to school ."]])
+    assert "variant:m2" in out["signature"]
+    with pytest.raises(ValueError, match="config name 'bogus' is not a variant"):
+        evaluate.load(str(METRICS / "pt_m2"), "bogus")
+
+
+def test_bad_option_fails_before_the_added_examples_are_used():
+    metric = evaluate.load(str(METRICS / "cleme2"), weighting="none")
+    metric.add_batch(sources=["He go to school ."], predictions=["He goes to school ."],
+                     references=[["He goes to school ."]])
+    with pytest.raises(ValueError, match="`level` must be one of"):
+        metric.compute(level="paragraph")
+    with pytest.raises(TypeError, match="`beta` must be a number"):
+        metric.compute(beta="high")
+    assert metric.compute()["score"] == 1.0
+
+
+@pytest.mark.parametrize("name, options, error", [
+    ("uot_errant", {"reg": 0}, "`reg` must be > 0"),
+    ("uot_errant", {"robust": "yes"}, "`robust` must be True or False"),
+    ("pt_m2", {"max_unchanged_words": -1}, "`max_unchanged_words` must be >= 0"),
+    ("cleme2", {"alpha": [0.5, 0.5]}, "`alpha` must be 4 numbers"),
+    ("errant", {"model": "minilm"}, r"unknown option\(s\) \['model'\]"),
+    ("bleu", {}, "unknown metric 'bleu'"),
+])
+def test_options_are_checked_against_the_schema(name, options, error):
+    with pytest.raises((TypeError, ValueError), match=error):
+        registry.check_options(name, options)
+
+
+def test_preset_fixes_its_options():
+    assert registry.check_options("errant", {"beta": 1.0}) == {"beta": 1.0, "variant": "errant"}
+    assert registry.spec("errant") is registry.SPECS["uot_errant"]
