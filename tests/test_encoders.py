@@ -227,3 +227,31 @@ def test_minilm_real_embedding(minilm):
     cos = float(a @ b / np.linalg.norm(a) / np.linalg.norm(b))
     assert cos == pytest.approx(0.979, abs=1e-3)  # docs/environment.md, "Models without the Hub"
     assert enc.num_layers == 6 and a.shape == (384,)
+
+
+def test_one_model_service_holds_and_releases_every_loaded_model(tiny_bert, tiny_modernbert):
+    """Encoders and IMPARA's quality estimator share one process-wide store; `release_models` frees them all."""
+    from gecscore.common.encoders import Encoder, loaded_models, release_models
+    from gecscore.impara_ged.metric import QualityEstimator
+
+    release_models()
+    encoder = Encoder.get(str(tiny_bert), device="cpu")
+    qe = QualityEstimator.load(str(tiny_modernbert), device="cpu")
+    assert Encoder.get(str(tiny_bert), device="cpu") is encoder
+    assert QualityEstimator.load(str(tiny_modernbert), device="cpu") is qe
+    assert {kind for kind, _ in loaded_models()} == {"encoder", "quality_estimator"}
+    assert release_models() == 2 and loaded_models() == []
+    assert Encoder.get(str(tiny_bert), device="cpu") is not encoder
+
+
+def test_models_that_cannot_load_say_what_to_do(tmp_path, monkeypatch):
+    from gecscore.cleme2.weights import LLMRater
+    from gecscore.impara_ged.metric import QualityEstimator
+
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    with pytest.raises(OSError, match="cannot load model 'no/such-model'.*offline"):
+        Encoder("no/such-model", device="cpu")
+    with pytest.raises(OSError, match="cannot load the quality estimator 'no/such-qe'.*model='embedded'"):
+        QualityEstimator.load("no/such-qe", device="cpu")
+    with pytest.raises(OSError, match="cannot load model 'no/such-llm'.*offline"):
+        LLMRater("no/such-llm", device="cpu")

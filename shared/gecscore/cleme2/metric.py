@@ -32,6 +32,7 @@ from gecscore.cleme2.weights import LLMRater, Weights, llm_weights, similarity_w
 from gecscore.cleme2 import SPEC
 from gecscore.common.bootstrap import Aggregate, CorpusStatistic, GreedyReferences, SentenceMean
 from gecscore.common.edit_impact import BERTScoreSimilarity, Similarity
+from gecscore.common.encoders import select_device, shared_model
 from gecscore.common.results import MetricResult
 from gecscore.common.signature import make_signature
 
@@ -42,7 +43,6 @@ DEFAULT_SIMILARITY_MODEL = "bert-base-uncased"
 _COUNT_NAMES = {"tp": "TP", "fp": "FP", "fp_ne": "FP_ne", "fp_un": "FP_un", "fn": "FN", "tn": "TN"}
 _PRF_NAMES = {"f": "score", "p": "precision", "r": "recall", "acc": "accuracy"}
 _HEUO_NAMES = {"com": "score", "hit": "hit", "err": "err", "und": "und", "ove": "ove"}
-_RATERS: dict[tuple[str, str | None], LLMRater] = {}
 
 
 @dataclass(frozen=True)
@@ -114,8 +114,8 @@ def chunk_weights(config: ClemeConfig, samples: Sequence[Sample], chunked: Seque
             similarity = BERTScoreSimilarity(str(config.model), layer=config.layer, device=device)
         return similarity_weights(samples, chunked, labels, similarity)
     if rater is None:
-        key = (str(config.model), device)
-        rater = _RATERS.get(key) or _RATERS.setdefault(key, LLMRater(str(config.model), device=device))
+        rater = shared_model("llm_rater", (str(config.model), select_device(device)),
+                             lambda: LLMRater(str(config.model), device=device))
     return llm_weights(samples, chunked, labels, rater, progress=progress)
 
 

@@ -18,6 +18,7 @@ from tqdm.auto import tqdm
 
 from gecscore.cleme2.chunks import FN, TN, Chunk, Sample
 from gecscore.common.edit_impact import Similarity, WeightRequest, edit_weights
+from gecscore.common.encoders import load_model, select_device
 
 if TYPE_CHECKING:
     import transformers
@@ -132,15 +133,15 @@ class LLMRater:
 
     def __init__(self, model: str | transformers.PreTrainedModel, tokenizer: Any = None, *, device: str | None = None,
                  batch_size: int = 8, max_new_tokens: int = 8, revision: str | None = None) -> None:
-        import torch
         import transformers
 
+        self.device = select_device(device)
         if isinstance(model, str):
-            tokenizer = tokenizer or transformers.AutoTokenizer.from_pretrained(model, revision=revision)
-            model = transformers.AutoModelForCausalLM.from_pretrained(model, revision=revision)
+            model, loaded = load_model(model, revision=revision, device=self.device,
+                                       auto_class=transformers.AutoModelForCausalLM)
+            tokenizer = tokenizer or loaded
         elif tokenizer is None:
             raise ValueError("`tokenizer` is required when `model` is a model object")
-        self.device = device or ("cuda" if torch.cuda.is_available() else "cpu")
         self.model = model.to(self.device).eval()
         self.tokenizer = tokenizer
         self.tokenizer.padding_side = "left"

