@@ -13,6 +13,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+#: The config attribute where a saved quality estimator records how it pools.
+POOLING_CONFIG_KEY = "gecscore_pooling"
 ASSET_DIR = Path(__file__).resolve().parent / "assets" / "impara_minilm"
 WEIGHTS = "qe_delta.safetensors"
 META = "embedded.json"
@@ -41,7 +43,6 @@ def export_embedded(qe_dir: str | Path, out_dir: str | Path = ASSET_DIR, *, base
     from safetensors.torch import save_file
     from transformers import AutoModel, AutoModelForSequenceClassification
 
-    from gecscore.impara_ged.metric import POOLING_CONFIG_KEY
 
     base_dir = Path(base_dir) if base_dir is not None else minilm_path()
     qe = AutoModelForSequenceClassification.from_pretrained(qe_dir)
@@ -76,7 +77,6 @@ def load_embedded(asset_dir: str | Path = ASSET_DIR, *, base_dir: str | Path | N
     from safetensors.torch import load_file
     from transformers import AutoConfig, AutoTokenizer, BertForSequenceClassification
 
-    from gecscore.impara_ged.metric import POOLING_CONFIG_KEY
 
     asset = Path(asset_dir)
     if not (asset / META).exists() or not (asset / WEIGHTS).exists():

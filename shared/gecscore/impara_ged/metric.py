@@ -31,6 +31,7 @@ from gecscore.common.bootstrap import SentenceMean
 from gecscore.common.results import MetricResult
 from gecscore.common.signature import make_signature
 from gecscore.impara_ged import SPEC
+from gecscore.impara_ged.embedded import POOLING_CONFIG_KEY, load_embedded
 from gecscore.common.validation import check_same_length, check_texts
 
 DEFAULT_MODEL = "naist-nlp/IMPARA-GED"
@@ -39,7 +40,6 @@ IMPARA_SE_MODEL = "bert-base-cased"
 EMBEDDED = "embedded"
 POOLINGS = ("auto", "native", "mean_wrapper", "cls")
 #: The config attribute in which gecscore-trained checkpoints record their pooling.
-POOLING_CONFIG_KEY = "gecscore_pooling"
 VARIANTS = ("impara_ged", "impara")
 
 
@@ -211,8 +211,6 @@ class QualityEstimator:
         """Load (once per process) a checkpoint, `"embedded"` (the bundled MiniLM QE) or an encoder alias."""
         def load() -> "QualityEstimator":
             if name_or_path == EMBEDDED:
-                from gecscore.impara_ged.embedded import load_embedded
-
                 model, tokenizer = load_embedded()
             else:
                 model, tokenizer = _from_pretrained(name_or_path, revision)

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any, Callable, Sequence
 from tqdm.auto import tqdm
 
 from gecscore import registry
-from gecscore.meta_eval.metrics import SentenceMetric, SystemScores
+from gecscore.meta_eval.protocol import SentenceMetric, SystemScores
 
 if TYPE_CHECKING:
     from gecscore.common.m2io import M2Sentence

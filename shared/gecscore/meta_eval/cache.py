@@ -9,7 +9,7 @@ import tempfile
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
-from gecscore.meta_eval.metrics import SystemScores
+from gecscore.meta_eval.protocol import SystemScores
 
 
 def default_cache_dir() -> Path:

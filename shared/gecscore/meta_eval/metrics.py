@@ -1,48 +1,13 @@
-"""The metric side of a meta-evaluation: the `SentenceMetric` protocol and a registry of adapters by name."""
+"""Meta-evaluation metrics by name: the built-in adapters (`adapters.BUILTIN`) and any registered factory."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Callable, Protocol, Sequence, runtime_checkable
+from typing import Any, Callable
 
-if TYPE_CHECKING:
-    from gecscore.common.m2io import M2Sentence
+from gecscore.meta_eval import adapters
+from gecscore.meta_eval.protocol import SentenceMetric, SystemScores
 
-
-@dataclass
-class SystemScores:
-    """One system's sentence scores and, when the metric has its own, its corpus score (else the mean is used)."""
-
-    sentence: list[float]
-    corpus: float | None = None
-
-    @property
-    def system(self) -> float:
-        """The `default` aggregation: the metric's corpus score, or the mean of its sentence scores."""
-        if self.corpus is not None:
-            return float(self.corpus)
-        return float(sum(self.sentence) / len(self.sentence))
-
-
-@runtime_checkable
-class SentenceMetric(Protocol):
-    """Anything that scores one system's sentences; `settings()` must name everything that changes a score."""
-
-    name: str
-
-    def settings(self) -> dict[str, Any]:
-        """Options that change scores (cache key and signature)."""
-        ...
-
-    def score_system(self, sources: Sequence[str], hypotheses: Sequence[str], references: Sequence[Sequence[str]],
-                     *, gold_m2: Sequence[M2Sentence] | None = None, progress: bool = False) -> SystemScores:
-        """Sentence scores (one per source) and an optional corpus score.
-
-        `references` has one list per sentence; `gold_m2` is the gold M2 of the same sentences when the
-        reference set has one (M2-file metrics such as M² need it).
-        """
-        ...
-
+__all__ = ["SentenceMetric", "SystemScores", "available_metrics", "get_metric", "register_metric"]
 
 _REGISTRY: dict[str, Callable[..., SentenceMetric]] = {}
 
@@ -73,8 +38,6 @@ def get_metric(name: str, **options: Any) -> SentenceMetric:
 def _register_builtins() -> None:
     if _BUILTINS_DONE:
         return
-    from gecscore.meta_eval import adapters
-
     for name, factory in adapters.BUILTIN.items():
         _REGISTRY.setdefault(name, factory)
     _BUILTINS_DONE.append(True)

@@ -14,7 +14,7 @@ from gecscore.meta_eval.cache import ScoreCache, score_key
 from gecscore.meta_eval.correlate import (Correlation, PairwiseAgreement, WindowCorrelation, correlate_systems, sentence_agreement,
                         window_correlations)
 from gecscore.meta_eval.data import MetaEvalData
-from gecscore.meta_eval.metrics import SentenceMetric, SystemScores
+from gecscore.meta_eval.protocol import SentenceMetric, SystemScores
 
 
 @dataclass
