@@ -7,13 +7,32 @@ from gecscore.common.bootstrap import (
     Aggregate, GreedyReferences, SentenceMean, confidence_interval, estimate_ci, first_best, paired_bootstrap,
     resample_indices, resampled_scores, signature_suffix,
 )
-from gecscore.cleme2.metric import HEUO, ChunkCounts
-from gecscore.cleme2.metric import heuo_greedy
-from gecscore.common.corpus_rules import errant_greedy
-from gecscore.pt_m2.metric import m2_greedy
-from gecscore.common.errant_scoring import Counts, FScore
+from gecscore.cleme2.metric import HEUO, ChunkCounts, greedy_choice, heuo_greedy
+from gecscore.common.errant_scoring import Counts, FScore, errant_greedy
 from gecscore.pt_m2.lattice import Counts as M2Counts
-from gecscore.pt_m2.lattice import corpus_m2
+from gecscore.pt_m2.lattice import choose_annotator, corpus_m2, m2_greedy, prf
+
+
+# Scalar oracles of the three greedy corpus rules, written with the scalar per-step comparisons that the library
+# keeps for the sentence level; the numpy rules (the only corpus implementations) must agree with them exactly.
+
+def errant_oracle(per_sentence, rule):
+    running = Counts()
+    for refs in per_sentence:
+        running = running + refs[rule.best_reference(refs, offset=running)]
+    return rule.prf(running).f
+
+
+def m2_oracle(per_sentence, beta):
+    totals = M2Counts(0, 0, 0)
+    for candidates in per_sentence:
+        totals = totals + candidates[choose_annotator(candidates, totals, beta)]
+    return prf(totals, beta).f
+
+
+def heuo_oracle(per_sentence, scorer):
+    _, total = greedy_choice(per_sentence, lambda t, c: (scorer.indicators(t + c)["com"], c.tp, -c.fp, -c.fn, c.tn))
+    return scorer.indicators(total)["com"]
 
 
 def sacrebleu_paired(stats_a, stats_b, score, n_samples, seed):
@@ -108,34 +127,36 @@ def random_counts(seed, n=40, max_refs=4, k=3, high=3):
 
 @pytest.mark.parametrize("zero_division", ["errant", "denominator"])
 @pytest.mark.parametrize("seed", [0, 1, 2])
-def test_errant_greedy_equals_fscore_aggregate(seed, zero_division):
+def test_errant_greedy_equals_the_scalar_oracle(seed, zero_division):
     rule = FScore(0.5, zero_division)
     per_sentence = [[Counts(*c) for c in refs] for refs in random_counts(seed)]
     fast = errant_greedy(per_sentence, rule)
-    slow = Aggregate(per_sentence, lambda xs: rule.prf(rule.aggregate(xs).corpus).f)
+    slow = Aggregate(per_sentence, lambda xs: errant_oracle(xs, rule))
     indices = resample_indices(len(per_sentence), 50, seed)
     np.testing.assert_array_equal(resampled_scores(fast, indices), resampled_scores(slow, indices))
     assert fast(np.arange(len(per_sentence))) == slow(np.arange(len(per_sentence)))
 
 
 @pytest.mark.parametrize("seed", [0, 1])
-def test_m2_greedy_equals_corpus_m2(seed):
+def test_m2_greedy_equals_the_scalar_oracle(seed):
     per_sentence = [[M2Counts(c, c + p, c + g) for c, p, g in refs] for refs in random_counts(seed)]
     fast = m2_greedy(per_sentence, 0.5)
-    slow = Aggregate(per_sentence, lambda xs: corpus_m2(xs, 0.5).f)
+    slow = Aggregate(per_sentence, lambda xs: m2_oracle(xs, 0.5))
     indices = resample_indices(len(per_sentence), 50, seed)
     np.testing.assert_array_equal(resampled_scores(fast, indices), resampled_scores(slow, indices))
+    assert corpus_m2(per_sentence, 0.5).f == m2_oracle(per_sentence, 0.5)
 
 
 @pytest.mark.parametrize("seed", [0, 1])
-def test_heuo_greedy_equals_heuo_corpus(seed):
+def test_heuo_greedy_equals_the_scalar_oracle(seed):
     scorer = HEUO()
     per_sentence = [[ChunkCounts(tp, fp_ne + fp_un, fp_ne, fp_un, fn, tn) for tp, fp_ne, fp_un, fn, tn in refs]
                     for refs in random_counts(seed, k=5)]
     fast = heuo_greedy(per_sentence, scorer.alpha)
-    slow = Aggregate(per_sentence, lambda xs: scorer.corpus(xs).score)
+    slow = Aggregate(per_sentence, lambda xs: heuo_oracle(xs, scorer))
     indices = resample_indices(len(per_sentence), 50, seed)
     np.testing.assert_array_equal(resampled_scores(fast, indices), resampled_scores(slow, indices))
+    assert scorer.corpus(per_sentence).score == heuo_oracle(per_sentence, scorer)
 
 
 def test_first_best_keeps_the_first_of_equal_keys_and_skips_padding():

@@ -521,6 +521,17 @@ class HEUO(_Levels):
     def sentence_key(self, v: dict[str, float]) -> tuple:
         return (v["com"], v["hit"], -v["err"], -v["und"], -v["ove"])
 
+    def corpus(self, per_sentence: Sequence[Sequence[ChunkCounts]]) -> LevelResult:
+        """Greedy corpus choice (`heuo_greedy`: the one implementation of the rule, also used for resampling)."""
+        for i, refs in enumerate(per_sentence):
+            if not refs:
+                raise ValueError(f"sentence {i} has no reference")
+        chosen, totals = heuo_greedy(per_sentence, self.alpha).choose()
+        total = ChunkCounts(**dict(zip(("tp", "fp", "fp_ne", "fp_un", "fn", "tn"), (float(x) for x in totals))))
+        values = self.indicators(total)
+        per = [self.indicators(refs[r]) for refs, r in zip(per_sentence, chosen)]
+        return LevelResult(values[self.SCORE], values, chosen, total, per)
+
 
 # ---------------------------------------------------------------------------------------------------
 # CLEME v1: P / R / F

@@ -206,17 +206,25 @@ class GreedyReferences:
 
     def batch(self, indices: np.ndarray) -> np.ndarray:
         """Scores of every row of `indices`, one greedy pass over all rows at once."""
-        indices = np.asarray(indices)
+        return np.asarray(self.score(self._greedy(np.asarray(indices))[1]), dtype=float)
+
+    def choose(self) -> tuple[list[int], np.ndarray]:
+        """The corpus as given: the reference chosen for every sentence, in order, and the resulting totals.
+
+        This is the metric's own corpus rule (its scalar results come from here), not a copy of it."""
+        chosen, totals = self._greedy(np.arange(len(self.counts))[None, :])
+        return chosen[0].tolist(), totals[0]
+
+    def _greedy(self, indices: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         rows = np.arange(len(indices))
         running = np.zeros((len(indices), self.counts.shape[2]))
+        chosen = np.zeros(indices.shape, dtype=int)
         for t in range(indices.shape[1]):
             candidates = self.counts[indices[:, t]]
-            if self.counts.shape[1] == 1:
-                running = running + candidates[:, 0]
-                continue
-            best = first_best(self.key(running[:, None, :], candidates), self.valid[indices[:, t]])
-            running = running + candidates[rows, best]
-        return np.asarray(self.score(running), dtype=float)
+            if self.counts.shape[1] > 1:
+                chosen[:, t] = first_best(self.key(running[:, None, :], candidates), self.valid[indices[:, t]])
+            running = running + candidates[rows, chosen[:, t]]
+        return chosen, running
 
 
 def first_best(keys: Sequence[np.ndarray], valid: np.ndarray) -> np.ndarray:

@@ -1,5 +1,8 @@
 """ERRANT-family scoring: (weighted) TP/FP/FN counts, F_β, best reference per sentence and per corpus.
 
+The greedy corpus rule is implemented once, in numpy (`errant_greedy`): `FScore.aggregate` runs it on the corpus as
+given, the bootstrap on resamples.
+
 The per-sentence, per-reference `Counts` are the sufficient statistics of every metric of the family
 (ERRANT, PT-ERRANT, UOT-ERRANT): sentence scores, the corpus score and the choice of references all come
 from them. Conventions follow gec-metrics (`docs/reference-behaviour.md`, sections "Common conventions" and
@@ -18,6 +21,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Iterable, Literal, NamedTuple, Sequence
 
+import numpy as np
+
+from gecscore.common.bootstrap import GreedyReferences
 from gecscore.common.edits import Edit
 
 ZeroDivision = Literal["errant", "denominator"]
@@ -115,19 +121,15 @@ class FScore:
         return best
 
     def aggregate(self, per_sentence: Sequence[Sequence[Counts]]) -> Aggregate:
-        """Sentence-level best references and the greedy corpus-level choice and total."""
+        """Sentence-level best references and the greedy corpus-level choice and total (`errant_greedy`, the one
+        implementation of the corpus rule, also used for resampling)."""
         sentence_refs = [self.best_reference(refs) for refs in per_sentence]
-        corpus_refs = []
-        running = Counts()
-        for refs in per_sentence:
-            choice = self.best_reference(refs, offset=running)
-            corpus_refs.append(choice)
-            running = running + refs[choice]
+        corpus_refs, totals = errant_greedy(per_sentence, self).choose() if per_sentence else ([], np.zeros(3))
         return Aggregate(
             sentence_refs=sentence_refs,
             sentence_counts=[refs[i] for refs, i in zip(per_sentence, sentence_refs)],
             corpus_refs=corpus_refs,
-            corpus=running,
+            corpus=Counts(*(float(x) for x in totals)),
         )
 
 
@@ -139,6 +141,36 @@ class Aggregate:
     sentence_counts: list[Counts]
     corpus_refs: list[int]
     corpus: Counts
+
+
+# ---------------------------------------------------------------------------------------------------
+# The corpus rule over per-sentence counts, vectorised over resamples (`gecscore.common.bootstrap`)
+
+
+def errant_prf(counts: np.ndarray, rule: FScore) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Precision, recall and F_β of `(..., 3)` arrays of TP, FP, FN under `rule`."""
+    tp, fp, fn = counts[..., 0], counts[..., 1], counts[..., 2]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        if rule.zero_division == "errant":
+            p = np.where(fp == 0, 1.0, tp / (tp + fp))
+            r = np.where(fn == 0, 1.0, tp / (tp + fn))
+        else:
+            p = np.where(tp + fp == 0, 1.0, tp / (tp + fp))
+            r = np.where(tp + fn == 0, 1.0, tp / (tp + fn))
+        b2 = rule.beta ** 2
+        denominator = b2 * p + r
+        f = np.where(p + r == 0, 0.0, np.where(denominator == 0, 1.0, (1 + b2) * p * r / denominator))
+    return p, r, f
+
+
+def errant_greedy(per_sentence: Sequence[Sequence[Counts]], rule: FScore) -> GreedyReferences:
+    """Corpus F_β with ERRANT's greedy reference accumulation (`FScore.aggregate`) on resamples."""
+    def key(running: np.ndarray, candidates: np.ndarray) -> tuple[np.ndarray, ...]:
+        local = running + candidates
+        return errant_prf(local, rule)[2], local[..., 0], -local[..., 1], -local[..., 2]
+
+    return GreedyReferences([[(c.tp, c.fp, c.fn) for c in refs] for refs in per_sentence], key,
+                            lambda totals: errant_prf(totals, rule)[2])
 
 
 # ---------------------------------------------------------------------------------------------------

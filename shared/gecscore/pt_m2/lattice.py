@@ -21,6 +21,8 @@ from typing import TYPE_CHECKING, Iterable, Mapping, NamedTuple, Sequence
 
 import numpy as np
 
+from gecscore.common.bootstrap import GreedyReferences
+
 if TYPE_CHECKING:
     from gecscore.common.m2io import M2Sentence
 
@@ -598,16 +600,34 @@ class M2Result:
 
 
 def corpus_m2(counts: Iterable[Sequence[Counts]], beta: float = 0.5) -> M2Result:
-    """Corpus M²: annotators chosen greedily against the running totals (official scorer)."""
-    totals = Counts(0, 0, 0)
-    chosen, sentence_scores = [], []
-    for candidates in counts:
-        k = choose_annotator(candidates, totals, beta)
-        chosen.append(k)
-        sentence_scores.append(prf(candidates[k], beta))
-        totals = totals + candidates[k]
-    p, r, f = prf(totals, beta)
-    return M2Result(p, r, f, totals, tuple(chosen), tuple(sentence_scores))
+    """Corpus M²: annotators chosen greedily against the running totals (official scorer; `m2_greedy`)."""
+    counts = [list(candidates) for candidates in counts]
+    if not counts:
+        raise ValueError("no sentences to score")
+    chosen, totals = m2_greedy(counts, beta).choose()
+    total = Counts(*(float(x) for x in totals))
+    p, r, f = prf(total, beta)
+    return M2Result(p, r, f, total, tuple(chosen), tuple(prf(c[k], beta) for c, k in zip(counts, chosen)))
+
+
+def m2_greedy(per_sentence: Sequence[Sequence[Sequence[float]]], beta: float) -> GreedyReferences:
+    """Corpus M² F_β with the official scorer's greedy annotator choice, on the corpus (`corpus_m2`) or on
+    resamples: the one implementation of the rule."""
+    b2 = beta * beta
+
+    def prf(counts: np.ndarray) -> np.ndarray:
+        correct, proposed, gold = counts[..., 0], counts[..., 1], counts[..., 2]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            p = np.where(proposed != 0, correct / proposed, 1.0)
+            r = np.where(gold != 0, correct / gold, 1.0)
+            denominator = b2 * p + r
+            return np.where(denominator != 0, (1.0 + b2) * p * r / denominator, 0.0)
+
+    def key(running: np.ndarray, candidates: np.ndarray) -> tuple[np.ndarray, ...]:
+        local = running + candidates
+        return prf(local), local[..., 0], -(local[..., 1] + b2 * local[..., 2])
+
+    return GreedyReferences([[tuple(c) for c in refs] for refs in per_sentence], key, prf)
 
 
 def sentence_m2(counts: Iterable[Sequence[Counts]], beta: float = 0.5) -> M2Result:

@@ -22,9 +22,9 @@ from gecscore.common.edit_impact import Similarity, WeightRequest, edit_weights
 from gecscore.common.edits import Edit, apply_edits
 from gecscore.common.errant_scoring import Counts as ErrantCounts
 from gecscore.common.errant_scoring import FScore, total
-from gecscore.pt_m2.lattice import AnnotatorEdits, Counts, SysEdit
-from gecscore.common.bootstrap import CorpusStatistic, GreedyReferences, SentenceMean
-from gecscore.common.corpus_rules import errant_greedy
+from gecscore.pt_m2.lattice import AnnotatorEdits, Counts, SysEdit, m2_greedy
+from gecscore.common.bootstrap import CorpusStatistic, SentenceMean
+from gecscore.common.errant_scoring import errant_greedy
 from gecscore.common.m2io import M2Sentence, edits_to_m2, m2_references, m2_target, read_m2_input
 from gecscore.common.results import MetricResult
 from gecscore.common.signature import make_signature
@@ -405,27 +405,6 @@ def corpus_statistic(result: PTResult, variant: str, beta: float) -> CorpusStati
         return errant_greedy([[ErrantCounts(c, p - c, g - c) for c, p, g in refs] for refs in candidates],
                              FScore(beta, "errant"))
     return SentenceMean([s.f for s in result.sentences])
-
-
-def m2_greedy(per_sentence: Sequence[Sequence[Sequence[float]]], beta: float) -> GreedyReferences:
-    """Corpus M² F_β with the official scorer's greedy annotator choice (`lattice.corpus_m2`) on resamples."""
-    import numpy as np
-
-    b2 = beta * beta
-
-    def prf(counts: np.ndarray) -> np.ndarray:
-        correct, proposed, gold = counts[..., 0], counts[..., 1], counts[..., 2]
-        with np.errstate(divide="ignore", invalid="ignore"):
-            p = np.where(proposed != 0, correct / proposed, 1.0)
-            r = np.where(gold != 0, correct / gold, 1.0)
-            denominator = b2 * p + r
-            return np.where(denominator != 0, (1.0 + b2) * p * r / denominator, 0.0)
-
-    def key(running: np.ndarray, candidates: np.ndarray) -> tuple[np.ndarray, ...]:
-        local = running + candidates
-        return prf(local), local[..., 0], -(local[..., 1] + b2 * local[..., 2])
-
-    return GreedyReferences([[tuple(c) for c in refs] for refs in per_sentence], key, prf)
 
 
 def _optional_references(references: Sequence[Any] | None, n: int) -> list[list[str]]:

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, Mapping, Sequence
 import numpy as np
 from tqdm.auto import tqdm
 
-from gecscore.common.corpus_rules import errant_greedy
+from gecscore.common.errant_scoring import errant_greedy
 from gecscore.common.edits import Edit, get_extractor, tokenize as spacy_tokenize
 from gecscore.common.results import MetricResult
 from gecscore.common.errant_scoring import PRF, Counts, FScore, edit_counts, total
