@@ -82,3 +82,11 @@ def test_options_are_checked_against_the_schema(name, options, error):
 def test_preset_fixes_its_options():
     assert registry.check_options("errant", {"beta": 1.0}) == {"beta": 1.0, "variant": "errant"}
     assert registry.spec("errant") is registry.SPECS["uot_errant"]
+
+
+@pytest.mark.parametrize("name", list(registry.SPECS))
+def test_card_option_tables_are_generated_from_the_schema(name):
+    from gecscore.cards import options_block
+
+    card = (METRICS / name / "README.md").read_text(encoding="utf-8")
+    assert options_block(name) in card, f"run `python -m gecscore.cards metrics` to refresh the card of {name}"

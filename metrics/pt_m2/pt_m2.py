@@ -69,7 +69,8 @@ class PtM2(GECMetric):
         return self.metric_info(
             _DESCRIPTION, _CITATION, _KWARGS_DESCRIPTION,
             codebase_urls=["https://github.com/pygongnlp/PT-M2", "https://github.com/gotutiyan/gec-metrics"],
-            reference_urls=["https://aclanthology.org/2022.emnlp-main.463"], homepage="https://github.com/pygongnlp/PT-M2",
+            reference_urls=["https://aclanthology.org/2022.emnlp-main.463"],
+            homepage="https://github.com/pygongnlp/PT-M2",
         )
 
     def _compute(self, sources, predictions, references=None, *, variant="sentm2", scorer="bertscore",

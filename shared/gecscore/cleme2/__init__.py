@@ -22,9 +22,12 @@ SPEC = MetricSpec(
                choices=("corpus", "sentence")),
         Option("assumption", "str", "dependent", "reference chunks dependent or independent",
                choices=("dependent", "independent")),
-        Option("weighting", "str", None, "chunk weights (None: 'similarity' for cleme2, 'length' for cleme)",
+        Option("weighting", "str", None, "chunk weights (None: 'similarity' for cleme2, 'length' for cleme); TN chunks "
+               "always weigh 1",
                choices=("similarity", "none", "llm", "length"), nullable=True),
-        Option("alpha", "alpha", None, "CLEME2.0 factors of hit, err, und, ove, summing to 1 (None: by level)",
+        Option("alpha", "alpha", None, "CLEME2.0 factors of hit, err, und, ove, each in [0, 1], summing to 1 "
+               "(None: corpus "
+               "(0.45, 0.35, 0.15, 0.05), sentence (0.35, 0.25, 0.20, 0.20))",
                nullable=True, variants=("cleme2",)),
         Option("beta", "float", 0.5, "CLEME v1 F-beta", minimum=0, exclusive_minimum=True),
         Option("release", "str", "2023", "CLEME v1 sentence level as the 2023 release (paper weights) or the "
@@ -37,9 +40,10 @@ SPEC = MetricSpec(
         Option("hyp_m2", "path_or_text", None, "instead of the sentence lists: the hypothesis M2 (path or text, "
                "one annotator)", kind="input"),
         Option("ref_m2", "path_or_text", None, "with `hyp_m2`: the reference M2 (path or text)", kind="input"),
-        Option("sentences", "bool", False, "also return per-sentence values (aliases `return_sentence_scores`, "
-               "`sentence_scores`)", kind="output"),
-        Option("return_chunks", "bool", False, "also return the chunk table of every sentence", kind="output"),
+        Option("sentences", "bool", False, "also return per-sentence values: score, indicators, chosen reference, "
+               "counts, every reference's values (aliases `return_sentence_scores`, `sentence_scores`)", kind="output"),
+        Option("return_chunks", "bool", False, "also return the chunk table of every sentence (tokens of source, "
+               "hypothesis and references per chunk, edit marks, labels and weights per reference)", kind="output"),
         Option("progress", "bool", False, "show progress bars", kind="output"),
     ),
 )

@@ -575,7 +575,7 @@ class PRF(_Levels):
 
 
 def heuo(counts: np.ndarray, alpha: Sequence[float]) -> np.ndarray:
-    """CLEME2.0's `com` of `(..., 6)` arrays of TP, FP, FP_ne, FP_un, FN, TN (`gecscore.cleme2.metric.HEUO.indicators`)."""
+    """CLEME2.0's `com` of `(..., 6)` arrays of TP, FP, FP_ne, FP_un, FN, TN (`HEUO.indicators`, vectorised)."""
     tp, fp_ne, fp_un, fn = counts[..., 0], counts[..., 2], counts[..., 3], counts[..., 4]
     ne = tp + fp_ne + fn
     fp = fp_ne + fp_un

@@ -58,7 +58,7 @@ class Option:
     @property
     def type_doc(self) -> str:
         """The type as documentation shows it."""
-        return {"alpha": "4 floats", "path_or_text": "str"}.get(self.type, self.type)
+        return {"alpha": "4 floats", "path_or_text": "str or path"}.get(self.type, self.type)
 
 
 def _bool(name: str, value: Any) -> bool:

@@ -19,12 +19,13 @@ SPEC = MetricSpec(
                "filter)", choices=("impara_ged", "impara")),
         Option("model", "str", None, "QE checkpoint: hub id, local directory or 'embedded' (None: "
                "naist-nlp/IMPARA-GED; gotutiyan/IMPARA-QE for variant impara)", nullable=True),
-        Option("pooling", "str", "auto", "how the QE pools token states", choices=("auto", "native", "mean_wrapper",
-                                                                                    "cls")),
+        Option("pooling", "str", "auto", "how the QE pools token states (see the card's *Pooling*)",
+               choices=("auto", "native", "mean_wrapper", "cls")),
         Option("max_length", "int", 128, "tokens per hypothesis after truncation", minimum=1),
-        Option("batch_size", "int", 32, "sentences per forward pass", minimum=1),
+        Option("batch_size", "int", 32, "sentences per forward pass (length-sorted batches; the result does not "
+               "depend on it)", minimum=1),
         Option("device", "str", None, "'cpu', 'cuda', ... (None: cuda when available)", nullable=True),
-        Option("fp16", "bool", False, "run the QE in float16 (CUDA only)"),
+        Option("fp16", "bool", False, "run the QE in float16 (CUDA only; the CPU always runs float32)"),
         Option("revision", "str", None, "hub revision of the QE", nullable=True),
         Option("se_model", "str", "bert-base-cased", "similarity estimator of the impara variant",
                variants=("impara",)),

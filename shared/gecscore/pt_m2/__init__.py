@@ -30,7 +30,8 @@ SPEC = MetricSpec(
                "besides `references`", kind="input"),
         Option("sentence_scores", "bool", False, "also return the F-beta of every sentence (aliases "
                "`return_sentence_scores`, `sentences`)", kind="output"),
-        Option("return_edits", "bool", False, "also return, per sentence, every annotator's edits and weights",
+        Option("return_edits", "bool", False, "also return, per sentence, every annotator's (reference's) edits, "
+               "weights and counts",
                kind="output"),
         Option("progress", "bool", False, "show progress bars", kind="output"),
     ),

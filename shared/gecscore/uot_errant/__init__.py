@@ -1,7 +1,7 @@
 """UOT-ERRANT: ERRANT edits as edit vectors, matched hypothesis → reference by unbalanced optimal transport.
 
-Read top-down: `metric.py` (settings, edits → vectors → transport → counts → scores), `transport.py` (edit vectors,
-masses and the transport itself), `plot.py` (the transport heatmap). `SPEC` declares the options once.
+Read top-down: `metric.py` (settings, edits → vectors → transport → counts → scores), `transport.py` (edit
+vectors, masses and the transport itself), `plot.py` (the transport heatmap). `SPEC` declares the options once.
 """
 
 from gecscore.common.options import MetricSpec, Option
@@ -28,12 +28,14 @@ SPEC = MetricSpec(
         Option("reg", "float", 0.1, "entropic regularisation", minimum=0, exclusive_minimum=True,
                variants=("uot",)),
         Option("reg_m", "float", 0.1, "marginal relaxation", minimum=0, exclusive_minimum=True, variants=("uot",)),
-        Option("max_length", "int", 128, "tokens per sentence for the encoder", minimum=1, variants=("uot",)),
+        Option("max_length", "int", 128, "encoder tokens per sentence (longer sentences are truncated)", minimum=1,
+               variants=("uot",)),
         Option("batch_size", "int", 32, "sentences per forward pass", minimum=1, variants=("uot",)),
         Option("device", "str", None, "'cpu', 'cuda', ... (None: cuda when available)", nullable=True,
                variants=("uot",)),
         Option("robust", "bool", False, "take zero-mass edits out of the transport and cap transported mass, so "
-               "every score is finite and in [0, 1] (False: the reference's behaviour)"),
+               "every score is finite and in [0, 1] (False: the reference's behaviour; see the card's *Degenerate "
+               "transports and robust mode*)"),
         Option("tokenize", "bool", False, "tokenise raw text with spaCy first"),
         Option("return_sentence_scores", "bool", False, "also return per-sentence scores (aliases "
                "`sentence_scores`, `sentences`)", kind="output"),
