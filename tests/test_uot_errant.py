@@ -354,3 +354,18 @@ def test_golden_parity(golden_runs, system):
     assert flagged_ours == flagged_gold
     for ours, key in zip(rule.prf(substituted), ("p", "r", "score")):
         assert ours == pytest.approx(corpus[key], abs=TOL)
+
+
+def test_sentence_records_carry_per_reference_and_per_type_statistics(nlp):
+    """The result protocol: counts against every reference, and per error type against the chosen one, that sum
+    exactly to the sentence counts (ERRANT from the same pipeline; no model)."""
+    from gecscore.registry import run
+
+    result = run("errant", ["He go to school yesterday .", "I has a apple ."],
+                 ["He went to school yesterday .", "I have a apple ."],
+                 [["He went to school yesterday ."], ["I have an apple .", "I had an apple ."]])
+    for record in result.sentences:
+        chosen = record["per_ref"][record["chosen_ref"]]
+        assert chosen == [record["tp"], record["fp"], record["fn"]]
+        assert [sum(c[k] for c in record["types"].values()) for k in range(3)] == chosen
+    assert result.sentences[1]["types"] == {"R:VERB:SVA": [1.0, 0.0, 0.0], "R:DET": [0.0, 0.0, 1.0]}

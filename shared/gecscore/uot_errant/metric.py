@@ -20,7 +20,7 @@ from tqdm.auto import tqdm
 from gecscore.common.errant_scoring import errant_greedy
 from gecscore.common.edits import Edit, get_extractor, tokenize as spacy_tokenize
 from gecscore.common.results import MetricResult
-from gecscore.common.errant_scoring import PRF, Counts, FScore, edit_counts, total
+from gecscore.common.errant_scoring import PRF, Counts, FScore, total, typed_edit_counts
 from gecscore.common.signature import make_signature
 from gecscore.uot_errant.transport import (
     COST_MODES, MASS_MODES, VECTORIZE_MODES, Transport, check_mode, edit_masses, edit_vectors, transport,
@@ -122,6 +122,7 @@ class SentenceResult:
     per_ref: list[Counts]
     chosen_ref: int
     scores: PRF
+    per_ref_types: list[dict[str, Counts]]
 
     @property
     def counts(self) -> Counts:
@@ -155,7 +156,9 @@ class UOTResult:
         if sentence_scores:
             out["sentence_scores"] = [
                 {"precision": s.scores.p, "recall": s.scores.r, f_name: s.scores.f, "tp": s.counts.tp,
-                 "fp": s.counts.fp, "fn": s.counts.fn, "chosen_ref": s.chosen_ref}
+                 "fp": s.counts.fp, "fn": s.counts.fn, "chosen_ref": s.chosen_ref,
+                 "per_ref": [[c.tp, c.fp, c.fn] for c in s.per_ref],
+                 "types": {k: [c.tp, c.fp, c.fn] for k, c in s.per_ref_types[s.chosen_ref].items()}}
                 for s in self.sentences
             ]
         if alignments:
@@ -317,7 +320,7 @@ class UOTErrant:
 
     def _uot_result(self, hyp_sets: list[EditSet], ref_sets: list[list[EditSet]], name: str) -> UOTResult:
         cfg = self.config
-        per_sentence: list[list[Counts]] = []
+        per_sentence: list[list[dict[str, Counts]]] = []
         transports: list[list[Transport | None]] = []
         degenerate: list[dict[str, Any]] = []
         pairs = zip(hyp_sets, ref_sets)
@@ -327,7 +330,7 @@ class UOTErrant:
             for r, ref in enumerate(refs):
                 t = transport(hyp.vectors, ref.vectors, hyp.masses, ref.masses, cost=cfg.cost, reg=cfg.reg,
                               reg_m=cfg.reg_m, robust=cfg.robust)
-                row.append(total(typed_transport_counts(hyp.edits, ref.edits, hyp.masses, ref.masses, t).values()))
+                row.append(typed_transport_counts(hyp.edits, ref.edits, hyp.masses, ref.masses, t))
                 row_t.append(t)
                 if t.issues or t.dropped_hyp or t.dropped_ref:
                     degenerate.append({"index": i, "reference": r, "issues": list(t.issues),
@@ -350,18 +353,20 @@ class UOTErrant:
         return self._result(per_sentence, hyp_sets, ref_sets, transports, degenerate)
 
     def _errant_result(self, hyp_edits: list[list[Edit]], ref_edits: list[list[list[Edit]]]) -> UOTResult:
-        per_sentence = [[edit_counts(h, r) for r in rs] for h, rs in zip(hyp_edits, ref_edits)]
+        per_sentence = [[typed_edit_counts(h, r) for r in rs] for h, rs in zip(hyp_edits, ref_edits)]
         empty = np.zeros(0, np.float32)
         hyp_sets = [EditSet(tuple(h), np.zeros((len(h), 0), np.float32), empty) for h in hyp_edits]
         ref_sets = [[EditSet(tuple(r), np.zeros((len(r), 0), np.float32), empty) for r in rs] for rs in ref_edits]
         transports: list[list[Transport | None]] = [[None] * len(rs) for rs in ref_edits]
         return self._result(per_sentence, hyp_sets, ref_sets, transports, [])
 
-    def _result(self, per_sentence: list[list[Counts]], hyp_sets: list[EditSet], ref_sets: list[list[EditSet]],
+    def _result(self, typed: list[list[dict[str, Counts]]], hyp_sets: list[EditSet], ref_sets: list[list[EditSet]],
                 transports: list[list[Transport | None]], degenerate: list[dict[str, Any]]) -> UOTResult:
         rule = self.config.rule
+        per_sentence = [[total(types.values()) for types in refs] for refs in typed]
         agg = rule.aggregate(per_sentence)
-        sentences = [SentenceResult(refs, k, rule.prf(refs[k])) for refs, k in zip(per_sentence, agg.sentence_refs)]
+        sentences = [SentenceResult(refs, k, rule.prf(refs[k]), types)
+                     for refs, k, types in zip(per_sentence, agg.sentence_refs, typed)]
         return UOTResult(self.config, rule.prf(agg.corpus), agg.corpus, agg.corpus_refs, sentences, hyp_sets,
                          ref_sets, transports, degenerate)
 
