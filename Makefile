@@ -3,6 +3,7 @@ PYTHON ?= python3.11
 VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
+WHEEL_CHECK := $(PY) tests/wheel_check.py --data ../shared/data
 export HF_HUB_OFFLINE ?= 1
 export HF_EVALUATE_OFFLINE ?= 1
 export HF_DATASETS_OFFLINE ?= 1
@@ -10,7 +11,7 @@ export TRANSFORMERS_OFFLINE ?= 1
 export GRADIO_ANALYTICS_ENABLED ?= False
 export TOKENIZERS_PARALLELISM ?= false
 
-.PHONY: install test test-fast demo spaces benchmarks clean
+.PHONY: install test test-fast wheel-check demo spaces screenshots benchmarks clean
 
 $(STAMP): setup.cfg pyproject.toml constraints.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -20,8 +21,9 @@ $(STAMP): setup.cfg pyproject.toml constraints.txt
 
 install: $(STAMP)
 
-# Full suite, real-model and slow tests included (this is what CI runs).
+# The wheel check, then the full suite, real-model and slow tests included (this is what CI runs).
 test: $(STAMP)
+	$(WHEEL_CHECK)
 	bash tests/ensure_chromium.sh
 	$(PY) -m pytest -q -p no:cacheprovider
 
@@ -29,11 +31,21 @@ test: $(STAMP)
 test-fast: $(STAMP)
 	$(PY) -m pytest -q -p no:cacheprovider -m "not real_model and not slow and not browser"
 
+# Build the wheel, install it into a fresh environment outside the checkout and use it from an empty folder.
+wheel-check: $(STAMP)
+	$(WHEEL_CHECK)
+
 demo: $(STAMP)
-	$(PY) -m gecscore.demo
+	$(PY) -m gecscore.demo --data ../shared/data
 
 spaces: $(STAMP)
-	$(PY) -m gecscore.spaces_build --out build/spaces
+	$(PY) -m gecscore.spaces_build --out build/spaces --constraints constraints.txt
+
+# Refresh the committed spaces/<name>/screenshot.png (the browser tests otherwise write build/screenshots/).
+screenshots: $(STAMP)
+	bash tests/ensure_chromium.sh
+	GECSCORE_SCREENSHOTS=$(CURDIR)/spaces $(PY) -m pytest -q -p no:cacheprovider tests/test_spaces.py \
+		-k test_browser_renders_the_example
 
 benchmarks: $(STAMP)
 	set -e; for f in benchmarks/bench_*.py; do echo "== $$f"; $(PY) $$f; done

@@ -12,7 +12,7 @@ TOY = textwrap.dedent('''
 
 
     class Toy(GECMetric):
-        NAME = "cleme2"  # borrows CLEME2's option schema (`beta`, `release`, `sentences`)
+        NAME = "cleme2"  # borrows CLEME2's option schema (`variant`, `beta`, `release`, `sentences`)
 
         def _info(self):
             return evaluate.MetricInfo(description="toy", citation="", inputs_description="",
@@ -33,7 +33,7 @@ def toy_dir(tmp_path):
 
 
 def test_loads_concrete_class_and_keeps_init_kwargs(toy_dir):
-    metric = evaluate.load(str(toy_dir), beta=2.0)
+    metric = evaluate.load(str(toy_dir), variant="cleme", beta=2.0)
     assert type(metric).__name__ == "Toy"
     out = metric.compute(sources=["a"], predictions=["a"], references=["b"])
     assert out == {"refs": [["b"]], "n": 1, "beta": 2.0, "tag": "2023"}

@@ -90,3 +90,24 @@ def test_card_option_tables_are_generated_from_the_schema(name):
 
     card = (METRICS / name / "README.md").read_text(encoding="utf-8")
     assert options_block(name) in card, f"run `python -m gecscore.cards metrics` to refresh the card of {name}"
+
+
+@pytest.mark.parametrize("name, options, error", [
+    ("uot_errant", {"variant": "errant", "model": "minilm"}, "option `model` does not apply to variant 'errant'"),
+    ("cleme2", {"beta": 2.0}, "option `beta` does not apply to variant 'cleme2'"),
+    ("cleme", {"alpha": [0.25] * 4}, "option `alpha` does not apply to variant 'cleme'"),
+    ("pt_m2", {"variant": "errant", "max_unchanged_words": 3}, "`max_unchanged_words` does not apply"),
+    ("impara_ged", {"threshold": 0.5}, "option `threshold` does not apply to variant 'impara_ged'"),
+])
+def test_an_option_that_does_not_apply_is_an_error(name, options, error):
+    with pytest.raises(ValueError, match=error):
+        registry.check_options(name, options)
+
+
+def test_inapplicable_option_fails_in_the_module_before_the_examples_are_used():
+    metric = evaluate.load(str(METRICS / "cleme2"), weighting="none")
+    metric.add_batch(sources=["He go to school ."], predictions=["He goes to school ."],
+                     references=[["He goes to school ."]])
+    with pytest.raises(ValueError, match="`beta` does not apply"):
+        metric.compute(beta=1.0)
+    assert metric.compute(variant="cleme", beta=1.0)["score"] == 1.0

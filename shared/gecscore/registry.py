@@ -70,7 +70,9 @@ def check_options(name: str, options: Mapping[str, Any]) -> dict[str, Any]:
         raise TypeError(f"metric {name!r} got unknown option(s) {unknown}; known options: "
                         f"{sorted(allowed_options(name))}")
     fixed = PRESETS[name].fixed if name in PRESETS else {}
-    return spec(name).validate({**options, **fixed})
+    checked = spec(name).validate({**options, **fixed})
+    spec(name).check_applicable(checked)
+    return checked
 
 
 def runner(name: str) -> ModuleType:

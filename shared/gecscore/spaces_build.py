@@ -1,8 +1,9 @@
 """`make spaces`: assemble, per metric, the folder that would be pushed to the Hub as its Space.
 
 Each `build/spaces/<name>/` holds the metric script (`evaluate.load("gecscore/<name>")` loads it from the Space),
-`app.py`, the example files, `requirements.txt` with gecscore pinned to this version and evaluate/gradio pinned as
-in `constraints.txt`, and `README.md`: the metric card's body under the card's front matter merged with the Space's.
+`app.py`, the example files, `requirements.txt` with gecscore pinned to this version (and the packages named in
+`--constraints` pinned as there), and `README.md`: the metric card's body under the card's front matter merged with
+the Space's. Everything is read from the copies shipped in the package (`gecscore.shipped`).
 """
 
 from __future__ import annotations
@@ -17,9 +18,9 @@ from typing import Any, Sequence
 import yaml
 
 from gecscore import __version__
+from gecscore.registry import SPECS
+from gecscore.shipped import app_path, examples_dir, script_path
 
-REPO = Path(__file__).resolve().parents[2]
-METRICS = ("uot_errant", "pt_m2", "cleme2", "impara_ged")
 _FRONT_MATTER = re.compile(r"\A---\n(.*?)\n---\n", re.DOTALL)
 _REQUIREMENT = re.compile(r"^([A-Za-z0-9][A-Za-z0-9._-]*)")
 
@@ -73,9 +74,9 @@ def pinned_requirements(lines: Sequence[str], pins: dict[str, str]) -> list[str]
     return out
 
 
-def build_space(name: str, out: Path, repo: Path = REPO) -> Path:
-    """Write `out/<name>/` (replacing what was there) and return it."""
-    metric_dir, space_dir = repo / "metrics" / name, repo / "spaces" / name
+def build_space(name: str, out: Path, pins: dict[str, str] | None = None) -> Path:
+    """Write `out/<name>/` (replacing what was there; requirements pinned by `pins`) and return it."""
+    metric_dir, space_dir = Path(script_path(name)).parent, Path(app_path(name)).parent
     target = out / name
     if target.exists():
         shutil.rmtree(target)
@@ -87,27 +88,28 @@ def build_space(name: str, out: Path, repo: Path = REPO) -> Path:
     try:
         readme = merge_card(card, space_readme)
     except ValueError as error:
-        raise ValueError(f"{name}: {error} (metrics/{name}/README.md, spaces/{name}/README.md)") from None
+        raise ValueError(f"{name}: {error} ({metric_dir / 'README.md'}, {space_dir / 'README.md'})") from None
     (target / "README.md").write_text(readme, encoding="utf-8")
     requirements = (space_dir / "requirements.txt").read_text(encoding="utf-8").splitlines()
-    pins = constraint_pins(repo / "constraints.txt")
-    (target / "requirements.txt").write_text("\n".join(pinned_requirements(requirements, pins)) + "\n",
+    (target / "requirements.txt").write_text("\n".join(pinned_requirements(requirements, pins or {})) + "\n",
                                              encoding="utf-8")
-    shutil.copytree(repo / "spaces" / "examples", target / "examples")
+    shutil.copytree(examples_dir(), target / "examples")
     return target
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Build every Space (or the named ones) under `--out`."""
     parser = argparse.ArgumentParser(prog="python -m gecscore.spaces_build", description=__doc__.splitlines()[0])
-    parser.add_argument("--out", type=Path, default=REPO / "build" / "spaces", help="output folder")
-    parser.add_argument("--repo", type=Path, default=REPO, help="repository root (metrics/, spaces/)")
-    parser.add_argument("names", nargs="*", choices=[[], *METRICS], metavar="NAME", help=f"any of {METRICS}")
+    parser.add_argument("--out", type=Path, default=Path("build") / "spaces", help="output folder")
+    parser.add_argument("--constraints", type=Path, help="pin the requirements as this constraints file does")
+    parser.add_argument("names", nargs="*", choices=[[], *SPECS], metavar="NAME",
+                        help=f"any of {list(SPECS)}")
     args = parser.parse_args(argv)
-    if not (args.repo / "spaces").is_dir():
-        parser.error(f"{args.repo} is not a gecscore checkout (no spaces/ folder); pass --repo")
-    for name in args.names or METRICS:
-        target = build_space(name, args.out, args.repo)
+    if args.constraints is not None and not args.constraints.is_file():
+        parser.error(f"no constraints file {args.constraints}")
+    pins = constraint_pins(args.constraints) if args.constraints is not None else {}
+    for name in args.names or SPECS:
+        target = build_space(name, args.out, pins)
         print(f"{name}: {target}")
     return 0
 

@@ -58,9 +58,12 @@ def settings() -> list[gr.Component]:
 
 
 def options(variant, level, assumption, weighting, model, layer, beta) -> dict:
-    """The metric's compute options from the settings (model and layer only for similarity weights)."""
-    opts = {"variant": variant, "level": level, "assumption": assumption, "beta": beta,
+    """The metric's compute options from the settings (β only for CLEME v1, model and layer only for similarity
+    weights: an option that does not apply to the variant is an error)."""
+    opts = {"variant": variant, "level": level, "assumption": assumption,
             "weighting": None if weighting == "default" else weighting}
+    if variant == "cleme":
+        opts["beta"] = beta
     if (opts["weighting"] or ("similarity" if variant == "cleme2" else "length")) == "similarity":
         opts.update(model=model, layer=None if layer is None else int(layer))
     return opts

@@ -29,9 +29,9 @@ SPEC = MetricSpec(
                "(None: corpus "
                "(0.45, 0.35, 0.15, 0.05), sentence (0.35, 0.25, 0.20, 0.20))",
                nullable=True, variants=("cleme2",)),
-        Option("beta", "float", 0.5, "CLEME v1 F-beta", minimum=0, exclusive_minimum=True),
+        Option("beta", "float", 0.5, "CLEME v1 F-beta", minimum=0, exclusive_minimum=True, variants=("cleme",)),
         Option("release", "str", "2023", "CLEME v1 sentence level as the 2023 release (paper weights) or the "
-               "2025 code", choices=("2023", "2025")),
+               "2025 code", choices=("2023", "2025"), variants=("cleme",)),
         Option("model", "str", None, "similarity: BERTScore model (None: bert-base-uncased; 'minilm'); llm: a "
                "causal LM id or path (required)", nullable=True),
         Option("layer", "int", None, "BERTScore layer (None: the model's bert_score default)", minimum=0,

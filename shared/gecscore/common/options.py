@@ -164,6 +164,15 @@ class MetricSpec:
         self.check_names(options)
         return {name: self.option(name).check(value) for name, value in options.items()}
 
+    def check_applicable(self, given: Mapping[str, Any]) -> None:
+        """Raise `ValueError` for a given option that does not apply to the chosen variant (never ignored)."""
+        variant = given.get("variant") or (self.variants[0] if self.variants else None)
+        for name in given:
+            option = self.option(name)
+            if option.variants and variant not in option.variants:
+                raise ValueError(f"{self.name}: option `{name}` does not apply to variant {variant!r} (it applies "
+                                 f"to {', '.join(repr(v) for v in option.variants)}); drop it or change `variant`")
+
     def resolve(self, *layers: Mapping[str, Any]) -> dict[str, Any]:
         """Defaults overridden by each layer in turn (e.g. load-time, then compute-time options), all checked."""
         merged: dict[str, Any] = self.defaults

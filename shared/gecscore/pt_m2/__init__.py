@@ -23,7 +23,8 @@ SPEC = MetricSpec(
                "bert-base-uncased; required for other models, 6 for 'minilm')", minimum=0, nullable=True),
         Option("beta", "float", 0.5, "F-beta weight of recall; the output key is named for it ('f0.5')",
                minimum=0, exclusive_minimum=True),
-        Option("max_unchanged_words", "int", 2, "M² lattice: unchanged words an edit may span", minimum=0),
+        Option("max_unchanged_words", "int", 2, "M² lattice: unchanged words an edit may span", minimum=0,
+               variants=("sentm2", "m2")),
         Option("tokenize", "bool", False, "spaCy-tokenise raw text first (otherwise untokenised text is an error)"),
         Option("device", "str", None, "'cpu', 'cuda', ... (None: cuda when available)", nullable=True),
         Option("gold_m2", "path_or_text", None, "gold M2 annotation (text, path or parsed sentences) instead of or "

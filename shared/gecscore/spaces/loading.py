@@ -1,4 +1,4 @@
-"""Finding and loading a Space's metric module: a local working-tree copy when asked for, else the Hub one."""
+"""Finding and loading a Space's metric module: a local copy when there is one, else the shipped one, else the Hub's."""
 
 from __future__ import annotations
 
@@ -6,6 +6,9 @@ import os
 import threading
 from pathlib import Path
 from typing import Any
+
+from gecscore.registry import SPECS
+from gecscore.shipped import script_path
 
 #: Path of a metric folder or script, or of a folder holding `<name>/<name>.py` (the repository's `metrics/`).
 METRIC_PATH_ENV = "GECSCORE_METRIC_PATH"
@@ -16,7 +19,8 @@ def metric_location(name: str, app_file: str | Path | None = None) -> str:
     """Where `evaluate.load` finds the metric `name`.
 
     In order: `$GECSCORE_METRIC_PATH` (the metric's folder or script, or a folder of metric folders); the script
-    `<name>.py` beside the app (a Space repository is the metric's repository); the Hub id `gecscore/<name>`.
+    `<name>.py` beside the app (a Space repository is the metric's repository); the script shipped in the package;
+    the Hub id `gecscore/<name>`.
     """
     given = os.environ.get(METRIC_PATH_ENV)
     if given:
@@ -28,6 +32,8 @@ def metric_location(name: str, app_file: str | Path | None = None) -> str:
         raise FileNotFoundError(f"{METRIC_PATH_ENV}={given} holds neither {name}.py nor {name}/{name}.py")
     if app_file is not None and (Path(app_file).resolve().parent / f"{name}.py").is_file():
         return str(Path(app_file).resolve().parent)
+    if name in SPECS:
+        return script_path(name)
     return f"{HUB_ORGANISATION}/{name}"
 
 
