@@ -459,3 +459,20 @@ def test_offered_bertscore_layers_are_the_scorers_defaults():
 
     assert BERTSCORE_LAYERS["bert-base-uncased"] == default_layer("bert-base-uncased")
     assert BERTSCORE_LAYERS["minilm"] == 6  # MiniLM-L6's last layer, as the metric cards use it
+
+
+@pytest.mark.parametrize("name, option", [("uot_errant", "variant"), ("pt_m2", "variant"), ("pt_m2", "scorer"),
+                                          ("cleme2", "level"), ("impara_ged", "variant")])
+def test_space_controls_come_from_the_registry(name, option):
+    """A Space offers exactly the values the metric's schema allows, with the schema's default."""
+    import gradio as gr
+
+    from gecscore.registry import SPECS
+    from gecscore.spaces.layout import option_control
+
+    with gr.Blocks():
+        control = option_control(name, option, option)
+    spec = SPECS[name].option(option)
+    assert [c[0] for c in control.choices] == list(spec.choices) and control.value == spec.default
+    with pytest.raises(ValueError, match="are not all among"):
+        option_control(name, option, option, choices=["bogus"])

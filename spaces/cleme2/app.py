@@ -4,16 +4,19 @@ from __future__ import annotations
 
 import gradio as gr
 
+from gecscore.cleme2 import SPEC
+
 from gecscore.spaces.chunk_view import chunk_html
 from gecscore.spaces.inputs import InputError, read_corpus, required_text, text_lines
 from gecscore.spaces.layout import BERTSCORE_LAYERS as LAYERS
-from gecscore.spaces.layout import Page, metric_page, model_picker, serve
+from gecscore.spaces.layout import Page, metric_page, model_picker, option_control, serve
 from gecscore.spaces.loading import MetricHandle
 from gecscore.spaces.messages import guarded, ok_box
 from gecscore.spaces.results import corpus_outputs, scores_markdown
 
 NAME = "cleme2"
-WEIGHTINGS = ["default", "similarity", "none", "length"]
+# LLM weights need a causal LM the Space does not load; "default" stands for the variant's own weighting.
+WEIGHTINGS = ["default", *(w for w in SPEC.option("weighting").choices if w != "llm")]
 SCORES = {"cleme2": ["score", "hit", "err", "und", "ove"], "cleme": ["score", "precision", "recall", "accuracy"]}
 LABELS = {"score": "score (com)", "hit": "hit", "err": "err (wrong)", "und": "und (under)", "ove": "ove (over)"}
 PAGE = Page(
@@ -47,13 +50,13 @@ PAGE = Page(
 def settings() -> list[gr.Component]:
     """Variant, level, assumption, chunk weighting (similarity model and layer), beta of CLEME v1."""
     with gr.Row():
-        variant = gr.Radio(["cleme2", "cleme"], value="cleme2", label="Variant", info="cleme = CLEME v1 (P/R/F)")
-        level = gr.Radio(["corpus", "sentence"], value="corpus", label="Level")
-        assumption = gr.Radio(["dependent", "independent"], value="dependent", label="Reference assumption")
+        variant = option_control(NAME, "variant", "Variant", info="cleme = CLEME v1 (P/R/F)")
+        level = option_control(NAME, "level", "Level", info="")
+        assumption = option_control(NAME, "assumption", "Reference assumption", info="")
         weighting = gr.Dropdown(WEIGHTINGS, value="default", label="Chunk weights",
                                 info="default: similarity (cleme2), length (cleme)")
         model, layer = model_picker(list(LAYERS), LAYERS, info="similarity model: hub id, local path or minilm")
-        beta = gr.Number(value=0.5, minimum=0, label="β (CLEME v1 F-β)")
+        beta = option_control(NAME, "beta", "β (CLEME v1 F-β)", info="")
     return [variant, level, assumption, weighting, model, layer, beta]
 
 

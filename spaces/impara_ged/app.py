@@ -5,7 +5,7 @@ from __future__ import annotations
 import gradio as gr
 
 from gecscore.spaces.inputs import read_corpus, required_text, text_lines
-from gecscore.spaces.layout import Page, metric_page, model_picker, serve
+from gecscore.spaces.layout import Page, metric_page, model_picker, option_control, serve
 from gecscore.spaces.loading import MetricHandle
 from gecscore.spaces.messages import guarded, ok_box
 from gecscore.spaces.ranking_view import bars, ranking
@@ -50,8 +50,8 @@ def settings() -> list[gr.Component]:
     """Quality estimator and variant."""
     with gr.Row():
         model, _ = model_picker(MODELS, info="quality estimator: hub id, local checkpoint or embedded")
-        variant = gr.Radio(["impara_ged", "impara"], value="impara_ged", label="Variant",
-                           info="impara = the original IMPARA (QE + similarity filter with bert-base-cased)")
+        variant = option_control(NAME, "variant", "Variant",
+                                 info="impara = the original IMPARA (QE + similarity filter with bert-base-cased)")
     return [model, variant]
 
 

@@ -8,7 +8,7 @@ from gecscore.spaces.edit_weights_view import (FOUND, MATCHED, MISSED, UNMATCHED
                                                system_view)
 from gecscore.spaces.inputs import read_corpus, required_text, text_lines
 from gecscore.spaces.layout import BERTSCORE_LAYERS as LAYERS
-from gecscore.spaces.layout import Page, metric_page, model_picker, serve
+from gecscore.spaces.layout import Page, metric_page, model_picker, option_control, serve
 from gecscore.spaces.loading import MetricHandle
 from gecscore.spaces.messages import guarded, ok_box
 from gecscore.spaces.results import corpus_outputs, scores_markdown
@@ -48,13 +48,12 @@ COLOURS = {MATCHED: "#8fd18f", UNMATCHED: "#e06666", FOUND: "#8fd18f", MISSED: "
 def settings() -> list[gr.Component]:
     """Variant, edit weights (BERTScore model and layer, or unit weights), beta, tokenisation."""
     with gr.Row():
-        variant = gr.Radio(["sentm2", "m2", "senterrant", "errant"], value="sentm2", label="Variant",
-                           info="sentm2 = PT-M2 (mean sentence F); m2 = corpus F; *errant = PT-ERRANT")
-        scorer = gr.Radio(["bertscore", "self"], value="bertscore", label="Edit weights",
-                          info="self = every edit weighs 1")
+        variant = option_control(NAME, "variant", "Variant",
+                                 info="sentm2 = PT-M2 (mean sentence F); m2 = corpus F; *errant = PT-ERRANT")
+        scorer = option_control(NAME, "scorer", "Edit weights", info="self = every edit weighs 1")
         model, layer = model_picker(list(LAYERS), LAYERS, info="BERTScore model: hub id, local path or minilm")
-        beta = gr.Number(value=0.5, minimum=0, label="β (F-β)")
-        tokenize = gr.Checkbox(value=False, label="Tokenise raw text with spaCy")
+        beta = option_control(NAME, "beta", "β (F-β)", info="")
+        tokenize = option_control(NAME, "tokenize", "Tokenise raw text with spaCy", info="")
     return [variant, scorer, model, layer, beta, tokenize]
 
 

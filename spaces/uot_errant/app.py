@@ -5,7 +5,7 @@ from __future__ import annotations
 import gradio as gr
 
 from gecscore.spaces.inputs import read_corpus, required_text, text_lines
-from gecscore.spaces.layout import Page, metric_page, model_picker, serve
+from gecscore.spaces.layout import Page, metric_page, model_picker, option_control, serve
 from gecscore.spaces.loading import MetricHandle
 from gecscore.spaces.messages import guarded, ok_box
 from gecscore.spaces.results import corpus_outputs, scores_markdown
@@ -46,16 +46,18 @@ def settings() -> list[gr.Component]:
     """Model, variant, beta, robust transport, tokenisation."""
     with gr.Row():
         model, _ = model_picker(MODELS, info="encoder of the edit vectors: hub id, local path or minilm")
-        variant = gr.Radio(["uot", "errant"], value="uot", label="Variant", info="errant = plain ERRANT F")
-        beta = gr.Number(value=0.5, minimum=0, label="β (F-β)")
-        robust = gr.Checkbox(value=False, label="Robust transport", info="finite scores in [0, 1] for zero-mass edits")
-        tokenize = gr.Checkbox(value=False, label="Tokenise raw text with spaCy")
+        variant = option_control(NAME, "variant", "Variant", info="errant = plain ERRANT F")
+        beta = option_control(NAME, "beta", "β (F-β)", info="")
+        robust = option_control(NAME, "robust", "Robust transport",
+                                info="finite scores in [0, 1] for zero-mass edits")
+        tokenize = option_control(NAME, "tokenize", "Tokenise raw text with spaCy", info="")
     return [model, variant, beta, robust, tokenize]
 
 
 def options(model: str, variant: str, beta: float, robust: bool, tokenize: bool) -> dict:
-    """The metric's compute options from the settings."""
-    return {"model": model, "variant": variant, "beta": beta, "robust": robust, "tokenize": tokenize}
+    """The metric's compute options from the settings (the encoder only where it is used: plain ERRANT has none)."""
+    opts = {"variant": variant, "beta": beta, "robust": robust, "tokenize": tokenize}
+    return {**opts, "model": model} if variant == "uot" else opts
 
 
 def f_key(result: dict) -> str:

@@ -9,6 +9,8 @@ from typing import Any, Callable, Sequence
 
 import gradio as gr
 
+from gecscore import registry
+
 #: Files of the corpus example (a few real CoNLL-2014 / SEEDA lines), looked up beside the app or one level up.
 EXAMPLES_DIR = "examples"
 CORPUS_EXAMPLE = {"source": "source.txt", "hypothesis": "hypothesis.txt", "references": ["ref0.txt", "ref1.txt"],
@@ -30,6 +32,27 @@ class Page:
     reference_note: str = "plain text, one sentence per line, one file per reference set"
     corpus_example_m2: bool = False
     sentence_examples: list[list[str]] = field(default_factory=list)
+
+
+def option_control(metric: str, name: str, label: str, info: str | None = None,
+                   choices: Sequence[Any] | None = None) -> gr.Component:
+    """The control of a registry option, its values, default and range from the metric's schema (so a Space
+    cannot offer what the metric refuses): a radio for allowed values, a checkbox for a flag, a number otherwise.
+    `choices` narrows the allowed values (it must be a subset); `info` defaults to the option's doc."""
+    option = registry.SPECS[metric].option(name)
+    info = option.doc if info is None else info
+    if option.choices:
+        shown = list(option.choices if choices is None else choices)
+        if not set(shown) <= set(option.choices):
+            raise ValueError(f"{metric}.{name}: {shown} are not all among {list(option.choices)}")
+        return gr.Radio(shown, value=option.default if option.default in shown else shown[0], label=label,
+                        info=info)
+    if option.type == "bool":
+        return gr.Checkbox(value=option.default, label=label, info=info)
+    if option.type in ("int", "float"):
+        return gr.Number(value=option.default, minimum=option.minimum, maximum=option.maximum, label=label,
+                         info=info, precision=0 if option.type == "int" else None)
+    raise ValueError(f"{metric}.{name} ({option.type}) has no control")
 
 
 def model_picker(models: Sequence[str], layers: dict[str, int | None] | None = None, *,
