@@ -9,7 +9,7 @@ from gecscore.common.bootstrap import (
 )
 from gecscore.cleme2.metric import HEUO, ChunkCounts, greedy_choice, heuo_greedy
 from gecscore.common.errant_scoring import Counts, FScore, errant_greedy
-from gecscore.pt_m2.lattice import Counts as M2Counts
+from gecscore.pt_m2.lattice import M2Counts
 from gecscore.pt_m2.lattice import choose_annotator, corpus_m2, m2_greedy, prf
 
 

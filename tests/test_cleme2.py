@@ -11,7 +11,7 @@ import pytest
 
 from gecscore.cleme2.chunks import TN, Sample, label_chunks, partition_sample, samples_from_m2
 from gecscore.cleme2.metric import (
-    ALPHA_CORPUS, ALPHA_SENTENCE, HEUO, LENGTH_CORPUS, PRF, ChunkCounts, check_alpha, length_bias, length_config,
+    ALPHA_CORPUS, ALPHA_SENTENCE, HEUO, LENGTH_CORPUS, ChunkPRF, ChunkCounts, check_alpha, length_bias, length_config,
     length_weights, sentence_stats,
 )
 from gecscore.cleme2.metric import ClemeConfig, cleme_score, evaluate_samples
@@ -136,15 +136,15 @@ def test_golden_cleme_v1_2025_code(golden, name):
             c = stats[i].weighted[r]
             assert (c.tp, c.fp, c.fn, c.tn) == (ref["tp"], ref["fp"], ref["fn"], ref["tn"]), (i, r)
     weighted = [s.weighted for s in stats]
-    corpus = PRF().corpus(weighted)
+    corpus = ChunkPRF().corpus(weighted)
     assert corpus.chosen == run["corpus_choice"]["weighted"]["chosen_refs"]
     assert corpus.score == gold["headline"]["CLEME_corpus"]
-    assert PRF().corpus([s.unweighted for s in stats]).score == gold["headline"]["CLEME_corpus_unweighted"]
-    sentence = PRF(release="2025").sentence(weighted)
+    assert ChunkPRF().corpus([s.unweighted for s in stats]).score == gold["headline"]["CLEME_corpus_unweighted"]
+    sentence = ChunkPRF(release="2025").sentence(weighted)
     assert sentence.chosen == [e["weighted"]["chosen_ref"] for e in run["sentences"]]
     assert [v["f"] for v in sentence.per_sentence] == [e["weighted"]["f"] for e in run["sentences"]]
     assert sentence.score == pytest.approx(gold["headline"]["SentCLEME"], abs=1e-12)
-    unweighted = PRF(release="2025").sentence([s.unweighted for s in stats]).score
+    unweighted = ChunkPRF(release="2025").sentence([s.unweighted for s in stats]).score
     assert unweighted == pytest.approx(gold["headline"]["SentCLEME_unweighted"], abs=1e-12)
 
 
@@ -166,7 +166,7 @@ def test_golden_cleme_v1_0_release(golden, name):
             for r, ref in enumerate(entry["per_ref"]):  # v1.0 keeps one result under independence
                 c = stats[i][r]
                 assert (c.tp, c.fp, c.fn, c.tn) == (ref["tp"], ref["fp"], ref["fn"], ref["tn"]), (level, i, r)
-        result = PRF(release="2023").corpus(stats) if level == "corpus" else PRF(release="2023").sentence(stats)
+        result = ChunkPRF(release="2023").corpus(stats) if level == "corpus" else ChunkPRF(release="2023").sentence(stats)
         assert result.score == run["score"]["F"]
         if level == "sentence":
             assert result.chosen == [e["chosen_ref"] for e in run["sentences"]]
@@ -241,11 +241,11 @@ def test_heuo_and_prf_indicators():
     v = HEUO(ALPHA_CORPUS).indicators(c)
     assert (v["hit"], v["err"], v["und"], v["ove"]) == (0.5, 0.25, 0.25, 0.5)
     assert v["com"] == pytest.approx(0.45 * 0.5 + 0.35 * 0.75 + 0.15 * 0.75 + 0.05 * 0.5)
-    assert PRF().indicators(c) == {"f": round(1.25 * (1 / 3) * (2 / 3) / (0.25 / 3 + 2 / 3), 4), "p": 0.3333,
+    assert ChunkPRF().indicators(c) == {"f": round(1.25 * (1 / 3) * (2 / 3) / (0.25 / 3 + 2 / 3), 4), "p": 0.3333,
                                    "r": 0.6667, "acc": 0.5833}
-    assert PRF().indicators(ChunkCounts()) == {"f": 1.0, "p": 1.0, "r": 1.0, "acc": 0.0}
+    assert ChunkPRF().indicators(ChunkCounts()) == {"f": 1.0, "p": 1.0, "r": 1.0, "acc": 0.0}
     with pytest.raises(ValueError, match="release"):
-        PRF(release="2024")
+        ChunkPRF(release="2024")
 
 
 def test_config_validation():

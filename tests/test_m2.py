@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from m2_oracle import oracle_edit_sequence
 
 from gecscore.pt_m2 import lattice as m2
-from gecscore.pt_m2.lattice import Counts, GoldEdit, SysEdit
+from gecscore.pt_m2.lattice import GoldEdit, M2Counts as Counts, SysEdit
 from gecscore.common.m2io import parse_m2, read_m2
 
 AMU = "CoNLL-2014/PT-M2/data"

@@ -259,7 +259,7 @@ def compare_sentences(result, expected, indices, tol):
             for key, w in theirs.items():
                 assert ours[key] == pytest.approx(w, abs=tol), (i, key)
             assert cand.counts == pytest.approx((ref["c"], ref["p"], ref["g"]), abs=tol), i
-            counts = m2.Counts(sum(theirs[tuple(e)] for e, _, hit in cand.system_edits if hit),
+            counts = m2.M2Counts(sum(theirs[tuple(e)] for e, _, hit in cand.system_edits if hit),
                                sum(theirs[tuple(e)] for e, _, _ in cand.system_edits),
                                sum(theirs[tuple(e)] for e, _ in cand.gold_edits))
             assert counts == pytest.approx((ref["c"], ref["p"], ref["g"]), abs=1e-12), i

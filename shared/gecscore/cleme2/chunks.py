@@ -244,7 +244,7 @@ def m2_blocks(sentence: M2Sentence) -> list[list[M2Edit]]:
     return blocks
 
 
-def m2_target(source_tokens: Sequence[str], lines: Sequence[M2Edit], where: str) -> Target:
+def apply_m2_lines(source_tokens: Sequence[str], lines: Sequence[M2Edit], where: str) -> Target:
     """Apply one target's lines in file order (noop lines skipped) and return the target with its edits."""
     tokens = list(source_tokens)
     edits = []
@@ -301,8 +301,8 @@ def samples_from_m2(hyp_m2: str | Path, ref_m2: str | Path) -> list[Sample]:
         hyp_targets = m2_blocks(hyp)
         if len(hyp_targets) != 1:
             raise ValueError(f"`hyp_m2` sentence {i}: {len(hyp_targets)} targets; a hypothesis M2 has one")
-        hyp_target = m2_target(source, hyp_targets[0], f"`hyp_m2` sentence {i}")
-        refs = [m2_target(source, lines, f"`ref_m2` sentence {i}") for lines in m2_blocks(ref)]
+        hyp_target = apply_m2_lines(source, hyp_targets[0], f"`hyp_m2` sentence {i}")
+        refs = [apply_m2_lines(source, lines, f"`ref_m2` sentence {i}") for lines in m2_blocks(ref)]
         samples.append(_sample(" ".join(source), hyp_target, refs))
     return samples
 

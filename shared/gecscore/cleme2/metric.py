@@ -80,9 +80,9 @@ class ClemeConfig:
             raise ValueError(f"`layer` must be a layer number >= 0, got {self.layer!r}")
 
     @property
-    def scorer(self) -> HEUO | PRF:
-        """HEUO (CLEME2.0) or PRF (CLEME v1)."""
-        return HEUO(self.alpha) if self.variant == "cleme2" else PRF(self.beta, self.release)
+    def scorer(self) -> HEUO | ChunkPRF:
+        """HEUO (CLEME2.0) or ChunkPRF (CLEME v1)."""
+        return HEUO(self.alpha) if self.variant == "cleme2" else ChunkPRF(self.beta, self.release)
 
     def signature_settings(self) -> dict[str, Any]:
         """The settings written into the version signature (only those that apply)."""
@@ -437,7 +437,7 @@ def _sum(counts: Sequence[ChunkCounts]) -> ChunkCounts:
 
 
 class _Levels:
-    """Corpus- and sentence-level aggregation shared by HEUO and PRF (`SCORE` names the main indicator)."""
+    """Corpus- and sentence-level aggregation shared by HEUO and ChunkPRF (`SCORE` names the main indicator)."""
 
     SCORE = ""
     MEANS: tuple[str, ...] = ()
@@ -538,7 +538,7 @@ class HEUO(_Levels):
 
 
 @dataclass(frozen=True)
-class PRF(_Levels):
+class ChunkPRF(_Levels):
     """CLEME v1's precision, recall, F_β and accuracy (each rounded to 4 decimals, as the reference).
 
     Sentence level compares references on `[F, P, R, Acc]` (2025 code) or `[F, P, R, -Acc]` (2023 release);

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Iterable, Mapping, NamedTuple, Sequence
 import numpy as np
 
 from gecscore.common.bootstrap import GreedyReferences
+from gecscore.common.errant_scoring import PRF
 
 if TYPE_CHECKING:
     from gecscore.common.m2io import M2Sentence
@@ -494,11 +495,11 @@ class AnnotatorEdits:
         unique = set(self.edit_seq) | {g.first for g in self.gold}
         return sorted(unique, key=lambda e: (e.start, e.end, e.orig, e.corr))
 
-    def counts(self, weights: Mapping[SysEdit, float] | None = None) -> Counts:
+    def counts(self, weights: Mapping[SysEdit, float] | None = None) -> M2Counts:
         """Weighted (or, without weights, plain) correct / proposed / gold counts."""
         if weights is None:
-            return Counts(len(self.correct), len(self.edit_seq), len(self.gold))
-        return Counts(
+            return M2Counts(len(self.correct), len(self.edit_seq), len(self.gold))
+        return M2Counts(
             float(sum(weights[e] for e in self.correct)),
             float(sum(abs(weights[e]) for e in self.edit_seq)),
             float(sum(weights[g.first] for g in self.gold)),
@@ -538,28 +539,20 @@ def gold_edits(sentence: M2Sentence) -> dict[int, list[GoldEdit]]:
 # Scores
 
 
-class Counts(NamedTuple):
+class M2Counts(NamedTuple):
     """Sufficient statistics of one sentence and annotator (weighted sums with PT-M2 weights)."""
 
     correct: float
     proposed: float
     gold: float
 
-    def __add__(self, other: object) -> Counts:  # type: ignore[override]
-        if not isinstance(other, Counts):
+    def __add__(self, other: object) -> M2Counts:  # type: ignore[override]
+        if not isinstance(other, M2Counts):
             return NotImplemented
-        return Counts(self.correct + other.correct, self.proposed + other.proposed, self.gold + other.gold)
+        return M2Counts(self.correct + other.correct, self.proposed + other.proposed, self.gold + other.gold)
 
 
-class PRF(NamedTuple):
-    """Precision, recall and F_β."""
-
-    precision: float
-    recall: float
-    f: float
-
-
-def prf(counts: Counts, beta: float = 0.5) -> PRF:
+def prf(counts: M2Counts, beta: float = 0.5) -> PRF:
     """P = c/p, R = c/g (1.0 when the denominator is 0), F_β from P and R (0.0 when β²P + R is 0)."""
     p = counts.correct / counts.proposed if counts.proposed else 1.0
     r = counts.correct / counts.gold if counts.gold else 1.0
@@ -568,7 +561,7 @@ def prf(counts: Counts, beta: float = 0.5) -> PRF:
     return PRF(p, r, f)
 
 
-def choose_annotator(candidates: Sequence[Counts], totals: Counts = Counts(0, 0, 0), beta: float = 0.5) -> int:
+def choose_annotator(candidates: Sequence[M2Counts], totals: M2Counts = M2Counts(0, 0, 0), beta: float = 0.5) -> int:
     """Index of the annotator maximising F_β of `totals` plus its counts; ties: more correct, then smaller
     `proposed + β²·gold`; the first one wins remaining ties."""
     b2 = beta * beta
@@ -594,18 +587,18 @@ class M2Result:
     precision: float
     recall: float
     f: float
-    totals: Counts
+    totals: M2Counts
     chosen: tuple[int, ...]  # index of the chosen annotator (position in each sentence's candidate list)
     sentence_scores: tuple[PRF, ...]
 
 
-def corpus_m2(counts: Iterable[Sequence[Counts]], beta: float = 0.5) -> M2Result:
+def corpus_m2(counts: Iterable[Sequence[M2Counts]], beta: float = 0.5) -> M2Result:
     """Corpus M²: annotators chosen greedily against the running totals (official scorer; `m2_greedy`)."""
     counts = [list(candidates) for candidates in counts]
     if not counts:
         raise ValueError("no sentences to score")
     chosen, totals = m2_greedy(counts, beta).choose()
-    total = Counts(*(float(x) for x in totals))
+    total = M2Counts(*(float(x) for x in totals))
     p, r, f = prf(total, beta)
     return M2Result(p, r, f, total, tuple(chosen), tuple(prf(c[k], beta) for c, k in zip(counts, chosen)))
 
@@ -630,12 +623,12 @@ def m2_greedy(per_sentence: Sequence[Sequence[Sequence[float]]], beta: float) ->
     return GreedyReferences([[tuple(c) for c in refs] for refs in per_sentence], key, prf)
 
 
-def sentence_m2(counts: Iterable[Sequence[Counts]], beta: float = 0.5) -> M2Result:
+def sentence_m2(counts: Iterable[Sequence[M2Counts]], beta: float = 0.5) -> M2Result:
     """Sentence-averaged M² (SentM²): each sentence scored alone, P/R/F the means of the sentence values."""
     chosen, scores = [], []
-    totals = Counts(0, 0, 0)
+    totals = M2Counts(0, 0, 0)
     for candidates in counts:
-        k = choose_annotator(candidates, Counts(0, 0, 0), beta)
+        k = choose_annotator(candidates, M2Counts(0, 0, 0), beta)
         chosen.append(k)
         scores.append(prf(candidates[k], beta))
         totals = totals + candidates[k]

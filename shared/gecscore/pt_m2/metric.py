@@ -22,7 +22,7 @@ from gecscore.common.edit_impact import Similarity, WeightRequest, edit_weights
 from gecscore.common.edits import Edit, apply_edits
 from gecscore.common.errant_scoring import Counts as ErrantCounts
 from gecscore.common.errant_scoring import FScore, total
-from gecscore.pt_m2.lattice import AnnotatorEdits, Counts, SysEdit, m2_greedy
+from gecscore.pt_m2.lattice import AnnotatorEdits, M2Counts, SysEdit, m2_greedy
 from gecscore.common.bootstrap import CorpusStatistic, SentenceMean
 from gecscore.common.errant_scoring import errant_greedy
 from gecscore.common.m2io import M2Sentence, edits_to_m2, m2_references, m2_target, read_m2_input
@@ -151,7 +151,7 @@ def score_m2(sources: Sequence[str], hypotheses: Sequence[str], gold: Sequence[M
                                           tuple(pseudo_sentence(source, e) for e in edits)))
     weights = iter(edit_weights(requests, similarity))
     sentences: list[list[Candidate]] = []
-    counts: list[list[Counts]] = []
+    counts: list[list[M2Counts]] = []
     for per_annotator in extracted:
         candidates, sentence_counts = [], []
         for a in per_annotator:
