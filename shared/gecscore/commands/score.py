@@ -27,7 +27,9 @@ def register(subparsers: Any) -> None:
                     "--predictions2 too, a paired bootstrap test of the second system against the first. Resamples "
                     "reuse the per-sentence statistics of the one run: no model runs again.",
     )
-    parser.add_argument("metric", choices=registry.NAMES)
+    parser.add_argument("metric", choices=registry.NAMES, help="; ".join(
+        [f"{s.name}: {s.title}, {s.summary}" for s in registry.SPECS.values()]
+        + [f"{name}: {p.doc}" for name, p in registry.PRESETS.items()]))
     parser.add_argument("--sources", type=Path, help="source sentences, one per line (default with --gold-m2: its "
                                                      "S lines)")
     parser.add_argument("--predictions", type=Path, required=True, help="system output, one sentence per line")

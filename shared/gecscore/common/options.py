@@ -113,7 +113,6 @@ class MetricSpec:
     runner: str
     reference_free: bool = False
     sentence_option: str = "return_sentence_scores"
-    main: str = "score"
     #: Input options that replace the sentence lists altogether (CLEME's two M2 files).
     replaces_sentences: tuple[str, ...] = ()
 

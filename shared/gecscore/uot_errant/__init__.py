@@ -12,7 +12,6 @@ SPEC = MetricSpec(
     summary="ERRANT edits as encoder edit vectors, matched hypothesis→reference by unbalanced optimal transport",
     variants=("uot", "errant"),
     runner="gecscore.uot_errant.metric",
-    main="f0.5",
     options=(
         Option("variant", "str", "uot", "'uot' (UOT-ERRANT) or 'errant' (plain ERRANT F-beta, no encoder)",
                choices=("uot", "errant")),
