@@ -71,6 +71,8 @@ def test_bad_option_fails_before_the_added_examples_are_used():
     ("uot_errant", {"robust": "yes"}, "`robust` must be True or False"),
     ("pt_m2", {"max_unchanged_words": -1}, "`max_unchanged_words` must be >= 0"),
     ("cleme2", {"alpha": [0.5, 0.5]}, "`alpha` must be 4 numbers"),
+    ("pt_m2", {"device": "bogus"}, "`device` must be 'cpu', 'cuda', 'cuda:N' or 'mps'"),
+    ("pt_m2", {"layer": "x"}, "`layer` must be an integer"),
     ("errant", {"model": "minilm"}, r"unknown option\(s\) \['model'\]"),
     ("bleu", {}, "unknown metric 'bleu'"),
 ])

@@ -36,7 +36,7 @@ SPEC = MetricSpec(
                "causal LM id or path (required)", nullable=True),
         Option("layer", "int", None, "BERTScore layer (None: the model's bert_score default)", minimum=0,
                nullable=True),
-        Option("device", "str", None, "'cpu', 'cuda', ... (None: cuda when available)", nullable=True),
+        Option("device", "device", None, "'cpu', 'cuda', 'cuda:1', 'mps' (None: cuda when available)", nullable=True),
         Option("hyp_m2", "path_or_text", None, "instead of the sentence lists: the hypothesis M2 (path or text, "
                "one annotator)", kind="input"),
         Option("ref_m2", "path_or_text", None, "with `hyp_m2`: the reference M2 (path or text)", kind="input"),

@@ -7,6 +7,7 @@ Pure data and checks; importing this module loads nothing heavy, so `--help` and
 from __future__ import annotations
 
 import numbers
+import re
 from dataclasses import dataclass
 from typing import Any, Literal, Mapping
 
@@ -58,7 +59,7 @@ class Option:
     @property
     def type_doc(self) -> str:
         """The type as documentation shows it."""
-        return {"alpha": "4 floats", "path_or_text": "str or path"}.get(self.type, self.type)
+        return {"alpha": "4 floats", "path_or_text": "str or path", "device": "str"}.get(self.type, self.type)
 
 
 def _bool(name: str, value: Any) -> bool:
@@ -85,6 +86,15 @@ def _str(name: str, value: Any) -> str:
     return value
 
 
+def _device(name: str, value: Any) -> str:
+    if not isinstance(value, str) or not _DEVICE.match(value):
+        raise ValueError(f"`{name}` must be 'cpu', 'cuda', 'cuda:N' or 'mps', got {value!r}")
+    return value
+
+
+_DEVICE = re.compile(r"\A(cpu|mps|cuda(:\d+)?)\Z")
+
+
 def _alpha(name: str, value: Any) -> tuple[float, ...]:
     if isinstance(value, (str, bytes)) or not hasattr(value, "__iter__"):
         raise TypeError(f"`{name}` must be 4 numbers, got {value!r}")
@@ -98,7 +108,8 @@ def _any(name: str, value: Any) -> Any:
     return value
 
 
-_CHECKS = {"bool": _bool, "int": _int, "float": _float, "str": _str, "alpha": _alpha, "path_or_text": _any}
+_CHECKS = {"bool": _bool, "int": _int, "float": _float, "str": _str, "device": _device, "alpha": _alpha,
+           "path_or_text": _any}
 
 
 @dataclass(frozen=True)

@@ -24,7 +24,7 @@ SPEC = MetricSpec(
         Option("max_length", "int", 128, "tokens per hypothesis after truncation", minimum=1),
         Option("batch_size", "int", 32, "sentences per forward pass (length-sorted batches; the result does not "
                "depend on it)", minimum=1),
-        Option("device", "str", None, "'cpu', 'cuda', ... (None: cuda when available)", nullable=True),
+        Option("device", "device", None, "'cpu', 'cuda', 'cuda:1', 'mps' (None: cuda when available)", nullable=True),
         Option("fp16", "bool", False, "run the QE in float16 (CUDA only; the CPU always runs float32)"),
         Option("revision", "str", None, "hub revision of the QE", nullable=True),
         Option("se_model", "str", "bert-base-cased", "similarity estimator of the impara variant",

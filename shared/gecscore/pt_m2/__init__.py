@@ -26,7 +26,7 @@ SPEC = MetricSpec(
         Option("max_unchanged_words", "int", 2, "M² lattice: unchanged words an edit may span", minimum=0,
                variants=("sentm2", "m2")),
         Option("tokenize", "bool", False, "spaCy-tokenise raw text first (otherwise untokenised text is an error)"),
-        Option("device", "str", None, "'cpu', 'cuda', ... (None: cuda when available)", nullable=True),
+        Option("device", "device", None, "'cpu', 'cuda', 'cuda:1', 'mps' (None: cuda when available)", nullable=True),
         Option("gold_m2", "path_or_text", None, "gold M2 annotation (text, path or parsed sentences) instead of or "
                "besides `references`", kind="input"),
         Option("sentence_scores", "bool", False, "also return the F-beta of every sentence (aliases "

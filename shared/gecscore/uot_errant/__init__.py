@@ -30,7 +30,7 @@ SPEC = MetricSpec(
         Option("max_length", "int", 128, "encoder tokens per sentence (longer sentences are truncated)", minimum=1,
                variants=("uot",)),
         Option("batch_size", "int", 32, "sentences per forward pass", minimum=1, variants=("uot",)),
-        Option("device", "str", None, "'cpu', 'cuda', ... (None: cuda when available)", nullable=True,
+        Option("device", "device", None, "'cpu', 'cuda', 'cuda:1', 'mps' (None: cuda when available)", nullable=True,
                variants=("uot",)),
         Option("robust", "bool", False, "take zero-mass edits out of the transport and cap transported mass, so "
                "every score is finite and in [0, 1] (False: the reference's behaviour; see the card's *Degenerate "
