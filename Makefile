@@ -4,6 +4,9 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 WHEEL_CHECK := $(PY) tests/wheel_check.py --data ../shared/data
+HUB_CHECK := $(PY) tests/hub_check.py
+# The Hub organisation (or user) that `make hub` builds the folders for: evaluate.load("$(ORG)/<name>").
+ORG ?= gecscore
 export HF_HUB_OFFLINE ?= 1
 export HF_EVALUATE_OFFLINE ?= 1
 export HF_DATASETS_OFFLINE ?= 1
@@ -11,19 +14,23 @@ export TRANSFORMERS_OFFLINE ?= 1
 export GRADIO_ANALYTICS_ENABLED ?= False
 export TOKENIZERS_PARALLELISM ?= false
 
-.PHONY: install test test-fast wheel-check demo spaces screenshots benchmarks clean
+.PHONY: install test test-fast wheel-check hub-check dist demo hub spaces screenshots benchmarks clean
 
-$(STAMP): setup.cfg pyproject.toml constraints.txt
+EMBEDDED := packages/gecscore-impara-minilm
+
+# gecscore and, beside it, the separate gecscore-impara-minilm (the `embedded` model; CC BY-NC-SA 4.0), both editable.
+$(STAMP): setup.cfg pyproject.toml constraints.txt $(EMBEDDED)/pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q -c constraints.txt -e '.[models,test]'
+	$(PY) -m pip install -q -c constraints.txt -e '.[models,test,embedded]' -e ./$(EMBEDDED)
 	touch $(STAMP)
 
 install: $(STAMP)
 
-# The wheel check, then the full suite, real-model and slow tests included (this is what CI runs).
+# The wheel and Hub checks, then the full suite, real-model and slow tests included (this is what CI runs).
 test: $(STAMP)
 	$(WHEEL_CHECK)
+	$(HUB_CHECK)
 	bash tests/ensure_chromium.sh
 	$(PY) -m pytest -q -p no:cacheprovider
 
@@ -35,11 +42,25 @@ test-fast: $(STAMP)
 wheel-check: $(STAMP)
 	$(WHEEL_CHECK)
 
+# Serve fresh builds from a local package index (pypiserver) and use every Hub folder as the Hub would.
+hub-check: $(STAMP)
+	$(HUB_CHECK)
+
+# The release files: sdist + wheel of gecscore and of gecscore-impara-minilm in dist/, checked as a package index would.
+dist: $(STAMP)
+	rm -rf dist
+	$(PY) -m build --outdir dist .
+	$(PY) -m build --outdir dist $(EMBEDDED)
+	$(PY) -m twine check --strict dist/*
+
 demo: $(STAMP)
 	$(PY) -m gecscore.demo --data ../shared/data
 
-spaces: $(STAMP)
-	$(PY) -m gecscore.spaces_build --out build/spaces --constraints constraints.txt
+# Per metric, build/hub/<name>/: the evaluate module and its Gradio Space in one Hub folder (docs/release.md).
+hub: $(STAMP)
+	$(PY) -m gecscore.spaces_build --org $(ORG) --out build/hub --constraints constraints.txt
+
+spaces: hub
 
 # Refresh the committed spaces/<name>/screenshot.png (the browser tests otherwise write build/screenshots/).
 screenshots: $(STAMP)
@@ -51,4 +72,4 @@ benchmarks: $(STAMP)
 	set -e; for f in benchmarks/bench_*.py; do echo "== $$f"; $(PY) $$f; done
 
 clean:
-	rm -rf build .pytest_cache
+	rm -rf build dist .pytest_cache

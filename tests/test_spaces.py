@@ -10,6 +10,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
+import re
 import shutil
 import socket
 import subprocess
@@ -31,6 +32,10 @@ from gecscore.spaces.messages import describe, guarded
 from gecscore.registry import SPECS as METRICS
 from gecscore.spaces_build import (build_space, constraint_pins, main as build_main, pinned_requirements,
                                    split_card)
+
+#: Paths of this repository that no built Hub card may name (Hub readers have none of them).
+REPOSITORY_PATHS = ("metrics/", "spaces/", "../shared", "shared/gecscore", "tests/")
+HUB_ORG = "someorg"
 
 REPO = Path(__file__).resolve().parent.parent
 EXAMPLES = REPO / "spaces" / "examples"
@@ -416,17 +421,40 @@ def test_every_space_has_its_files_and_front_matter():
         assert meta["tags"] == ["evaluate", "metric", "grammatical-error-correction"]
         assert len(meta["short_description"]) <= 60
         requirements = (folder / "requirements.txt").read_text(encoding="utf-8").split()
-        assert f"gecscore=={__version__}" in requirements  # bump with the package version
+        assert gecscore_lines(requirements) == [requirements[0]]  # bump with the package version
         assert pins["evaluate"] in requirements and pins["gradio"] in requirements
         assert 'if __name__ == "__main__":' in (folder / "app.py").read_text(encoding="utf-8")
 
 
-def test_make_spaces_builds_complete_folders(tmp_path, monkeypatch):
+def gecscore_lines(requirements: list[str]) -> list[str]:
+    """The requirement lines that pin gecscore (extras allowed) to this version."""
+    return [line for line in requirements if re.fullmatch(rf"gecscore(\[[a-z,]+\])?=={re.escape(__version__)}", line)]
+
+
+def embedded_extra() -> bool:
+    """Whether setup.cfg declares the `embedded` extra (the separate IMPARA-GED model distribution)."""
+    import configparser
+
+    config = configparser.ConfigParser()
+    config.read(REPO / "setup.cfg", encoding="utf-8")
+    return "embedded" in config["options.extras_require"]
+
+
+@pytest.fixture(scope="module")
+def hub(tmp_path_factory):
+    """`make hub ORG=someorg` into a temporary folder."""
+    out = tmp_path_factory.mktemp("hub")
+    with pytest.MonkeyPatch.context() as mp:
+        mp.delenv(METRIC_PATH_ENV, raising=False)
+        assert build_main(["--out", str(out), "--org", HUB_ORG, "--constraints", str(REPO / "constraints.txt")]) == 0
+    return out
+
+
+def test_make_hub_builds_complete_folders(hub, monkeypatch):
     monkeypatch.delenv(METRIC_PATH_ENV, raising=False)
-    assert build_main(["--out", str(tmp_path), "--constraints", str(REPO / "constraints.txt")]) == 0
     pins = constraint_pins(REPO / "constraints.txt")
     for name in METRICS:
-        folder = tmp_path / name
+        folder = hub / name
         assert sorted(p.name for p in folder.iterdir()) == sorted(
             ["README.md", "app.py", "examples", "requirements.txt", f"{name}.py"])
         assert (folder / f"{name}.py").read_bytes() == (REPO / "metrics" / name / f"{name}.py").read_bytes()
@@ -437,18 +465,91 @@ def test_make_spaces_builds_complete_folders(tmp_path, monkeypatch):
         space_meta, _ = split_card((REPO / "spaces" / name / "README.md").read_text(encoding="utf-8"))
         card_meta, card_body = split_card((REPO / "metrics" / name / "README.md").read_text(encoding="utf-8"))
         assert meta == {**space_meta, **{k: v for k, v in card_meta.items() if k not in space_meta}}
-        assert body == card_body
+        # The card as Hub readers need it: the install line before the first example, which loads <org>/<name>;
+        # every line without a repository path is kept.
+        install = body.index("```bash\npip install gecscore\n")
+        assert install < body.index("```python") and f'evaluate.load("{HUB_ORG}/{name}"' in body
+        kept = set(body.splitlines())
+        assert [line for line in card_body.splitlines() if line not in kept and not any(
+            p in line for p in ("metrics/", "benchmarks/", "docs/"))] == []
         requirements = (folder / "requirements.txt").read_text(encoding="utf-8").split()
-        assert requirements[0] == f"gecscore=={__version__}"
+        assert gecscore_lines(requirements) == [requirements[0]]
         assert pins["evaluate"] in requirements and pins["gradio"] in requirements
-        # The built Space loads its own copy of the script (evaluate.load("gecscore/<name>") loads the same file).
+        # The built Space loads its own copy of the script (evaluate.load("<org>/<name>") loads the same file).
         assert metric_location(name, folder / "app.py") == str(folder)
+
+
+def test_built_cards_name_no_repository_paths(hub):
+    for name in METRICS:
+        for path in (hub / name / "README.md", hub / name / "examples" / "README.md"):
+            hits = [line for line in path.read_text(encoding="utf-8").splitlines()
+                    if any(p in line for p in REPOSITORY_PATHS)]
+            assert hits == [], f"{path.relative_to(hub)} names repository paths"
+        card = (hub / name / "README.md").read_text(encoding="utf-8")
+        links = re.findall(r"\]\(([^)\s]+)\)", card)
+        assert [t for t in links if not t.startswith(("https://", "http://", "#"))] == []  # none into the repo
+        extra = '"gecscore[embedded]"' if name == "impara_ged" and embedded_extra() else '"gecscore[models]"'
+        assert f"pip install {extra}" in card.split("```python", 1)[0]
+
+
+def test_built_requirements_name_gecscore_from_the_index(hub):
+    for name in METRICS:
+        requirements = (hub / name / "requirements.txt").read_text(encoding="utf-8").split()
+        assert all("/" not in r and "\\" not in r and "@" not in r and not r.startswith(("-", ".")) and
+                   "==" in r for r in requirements), requirements  # a Space build sees only this file
+        assert len(gecscore_lines(requirements)) == 1
+        wanted = f"gecscore[embedded]=={__version__}" if name == "impara_ged" and embedded_extra() \
+            else f"gecscore=={__version__}"
+        assert wanted in requirements
+
+
+def test_requirements_from_a_path_are_refused():
+    for line in ("../shared/gecscore", "./dist/gecscore-0.1.0-py3-none-any.whl", "-e .", "gecscore @ file:///x",
+                 "--extra-index-url https://example.org/simple"):
+        with pytest.raises(ValueError, match="not a requirement from a package index"):
+            pinned_requirements([line], {})
+
+
+@pytest.mark.parametrize("name, variant", [("uot_errant", "errant"), ("pt_m2", "m2"), ("cleme2", "cleme"),
+                                           ("impara_ged", "impara")])
+def test_built_folder_selects_a_variant_by_config_name(hub, name, variant):
+    import evaluate
+
+    module = evaluate.load(str(hub / name), variant, keep_in_memory=True)
+    assert module.config_name == variant and module.init_options["variant"] == variant
+    if name == "pt_m2":  # model-free and spaCy-free: the M2 lattice with unit weights
+        gold = ("S He go to school yesterday and buy a apple .\nA 1 2|||Vt|||went|||REQUIRED|||-NONE-|||0\n"
+                "A 6 7|||Vt|||bought|||REQUIRED|||-NONE-|||0\nA 7 8|||ArtOrDet|||an|||REQUIRED|||-NONE-|||0\n")
+        out = evaluate.load(str(hub / name), variant, scorer="self", keep_in_memory=True).compute(
+            sources=["He go to school yesterday and buy a apple ."],
+            predictions=["He go to school yesterday and buy an apple ."], gold_m2=gold)
+        assert round(out["f0.5"], 4) == 0.7143 and "variant:m2" in out["signature"]
+
+
+def test_scripts_import_gecscore_with_the_install_hint(monkeypatch):
+    """Every gecscore import of a shipped script carries `# From: gecscore`, so that evaluate's own message for a
+    missing gecscore names `pip install gecscore`."""
+    from evaluate.loading import DownloadConfig, _download_additional_modules, get_imports
+
+    for name in METRICS:
+        script = REPO / "metrics" / name / f"{name}.py"
+        imports = [line for line in script.read_text(encoding="utf-8").splitlines()
+                   if re.match(r"(from|import)\s+gecscore\b", line)]
+        assert imports and all(line.endswith("  # From: gecscore") for line in imports), imports
+        parsed = get_imports(str(script))
+        assert ("library", "gecscore", "gecscore", None) in parsed
+        monkeypatch.setitem(sys.modules, "gecscore", None)  # as if not installed: the import check fails
+        with pytest.raises(ImportError) as error:
+            _download_additional_modules(name, str(script.parent), parsed, DownloadConfig())
+        monkeypatch.undo()
+        assert "dependencies['gecscore']" in str(error.value) and "'pip install gecscore'" in str(error.value)
 
 
 def test_build_pins_gecscore_to_this_version(tmp_path):
     pins = constraint_pins(REPO / "constraints.txt")
     assert pinned_requirements(["gecscore==0.0.1", "evaluate>=0.4", "gradio"], pins) == [
         f"gecscore=={__version__}", pins["evaluate"], pins["gradio"]]
+    assert pinned_requirements(["gecscore[embedded]==0.0.1"], pins) == [f"gecscore[embedded]=={__version__}"]
     folder = build_space("pt_m2", tmp_path / "out")  # no constraints: the Space's own lines, gecscore re-pinned
     own = (REPO / "spaces" / "pt_m2" / "requirements.txt").read_text().split()
     assert (folder / "requirements.txt").read_text().split() == [f"gecscore=={__version__}", *own[1:]]

@@ -1,7 +1,9 @@
 """`make wheel-check`: build the wheel, install it into a fresh environment outside the repository, and use it.
 
-The driver (`--data DIR`) builds the sdist and, from it, the wheel; makes a virtual environment in a temporary
-folder; installs `<wheel>[models,spaces]` (+ accelerate) with `constraints.txt`; then, from an empty folder with
+The driver (`--data DIR`) builds the sdist and, from it, the wheel of gecscore and of gecscore-impara-minilm (the
+`embedded` model, `packages/gecscore-impara-minilm/`); makes a virtual environment in a temporary folder; installs
+`<wheel>[models,spaces,embedded]` (+ accelerate) with `constraints.txt`, pip finding gecscore-impara-minilm in the
+folder of the two wheels (`--find-links`); then, from an empty folder with
 nothing of the repository on `sys.path`, runs `gecscore score` on every metric, `evaluate.load` of every shipped
 script, `seq2seq_compute_metrics`, and every Space app answering a `gradio_client` call. Each step prints its wall
 time; the first failing step stops the check with a non-zero exit. The probes run inside the fresh environment as
@@ -25,11 +27,13 @@ from pathlib import Path
 from typing import Any, Callable, Sequence
 
 REPO = Path(__file__).resolve().parent.parent
+#: The separate distribution of the `embedded` quality estimator (CC BY-NC-SA 4.0), installed by the `embedded` extra.
+EMBEDDED = REPO / "packages" / "gecscore-impara-minilm"
 SENTENCES = 5
 #: Corpus files of the check, taken from `--data` (CoNLL-2014 as PT-M2 ships it).
 INPUTS = {"src": "CoNLL-2014/PT-M2/data/source", "hyp": "CoNLL-2014/PT-M2/data/hypothesis",
           "ref0": "CoNLL-2014/PT-M2/data/reference/ref0", "ref1": "CoNLL-2014/PT-M2/data/reference/ref1"}
-#: Options that need no model (IMPARA-GED has none: its embedded estimator ships in the package).
+#: Options that need no model (IMPARA-GED has none: its embedded estimator comes with the `embedded` extra).
 MODEL_FREE: dict[str, dict[str, Any]] = {"uot_errant": {"variant": "errant"}, "pt_m2": {"scorer": "self"},
                                          "cleme2": {"weighting": "none"}, "impara_ged": {"model": "embedded"}}
 #: Options with the real all-MiniLM-L6-v2 from PyPI.
@@ -77,7 +81,11 @@ def probe_import(repo: str) -> None:
 
     heavy = sorted({m.split(".")[0] for m in sys.modules} & {"torch", "evaluate", "transformers", "gradio"})
     assert not heavy, f"`import gecscore` imported {heavy}"
-    assert Path(gecscore.__file__).resolve().is_relative_to(Path(sys.prefix).resolve()), gecscore.__file__
+    import gecscore_impara_minilm
+
+    for module in (gecscore, gecscore_impara_minilm):
+        assert Path(module.__file__).resolve().is_relative_to(Path(sys.prefix).resolve()), module.__file__
+    assert not (Path(gecscore.__file__).parent / "impara_ged" / "assets").exists(), "model files in the gecscore wheel"
     on_path = [p for p in sys.path if p and Path(p).resolve().is_relative_to(Path(repo))]
     assert not on_path, f"repository paths on sys.path: {on_path}"
     print(json.dumps({name: gecscore.app_path(name) for name in METRICS}))
@@ -204,18 +212,20 @@ class Check:
         shutil.copy2(__file__, self.probe)
 
     def build(self) -> str:
-        """The sdist and, built from it, the wheel (no stale build/ of the checkout goes in)."""
-        self.run([sys.executable, "-m", "build", "--outdir", str(self.dist), str(REPO)], cwd=REPO)
-        wheels = list(self.dist.glob("*.whl"))
-        if len(wheels) != 1:
-            raise StepFailed(f"expected one wheel in {self.dist}, found {wheels}")
-        return str(wheels[0])
+        """The sdists and, built from them, the wheels of gecscore and gecscore-impara-minilm; gecscore's wheel."""
+        for project in (REPO, EMBEDDED):  # from the sdist: no stale build/ of the checkout goes in
+            self.run([sys.executable, "-m", "build", "--outdir", str(self.dist), str(project)], cwd=project)
+        wheels = sorted(p.name for p in self.dist.glob("*.whl"))
+        if [w.split("-")[0] for w in wheels] != ["gecscore", "gecscore_impara_minilm"]:
+            raise StepFailed(f"expected the wheels of gecscore and gecscore-impara-minilm in {self.dist}: {wheels}")
+        return str(self.dist / wheels[0])
 
     def install(self, wheel: str) -> str:
-        """A fresh virtual environment with the wheel, its models and spaces extras, and accelerate."""
+        """A fresh virtual environment with the wheel, its models, spaces and embedded extras, and accelerate."""
         self.run([sys.executable, "-m", "venv", str(self.venv)])
         return self.run([self.python, "-m", "pip", "install", "-q", "--no-compile", "--disable-pip-version-check",
-                         "-c", str(REPO / "constraints.txt"), f"{wheel}[models,spaces]", "accelerate"])
+                         "-c", str(REPO / "constraints.txt"), "--find-links", str(self.dist),
+                         f"{wheel}[models,spaces,embedded]", "accelerate"])
 
     def score(self, name: str, options: dict[str, Any]) -> str:
         """`gecscore score NAME` on the inputs; the headline of its JSON."""
@@ -272,8 +282,8 @@ def check(data: Path, root: Path) -> list[tuple[str, float]]:
     """Every step of the check in `root`; the steps' wall times."""
     c = Check(root)
     c.prepare(data)
-    wheel = c.step("build sdist + wheel", c.build)
-    c.step("fresh venv + pip install <wheel>[models,spaces] accelerate", lambda: c.install(wheel))
+    wheel = c.step("build sdist + wheel (gecscore, gecscore-impara-minilm)", c.build)
+    c.step("fresh venv + pip install <wheel>[models,spaces,embedded] accelerate", lambda: c.install(wheel))
     imported = c.step("import gecscore (light, from the wheel)", lambda: c.probe_run("import", str(REPO)))
     apps = json.loads(imported.splitlines()[0])
     for options in (MODEL_FREE, MINILM):

@@ -2,7 +2,7 @@
 
 import evaluate
 
-from gecscore.evaluate_module import GECMetric, kwargs_description
+from gecscore.evaluate_module import GECMetric, kwargs_description  # From: gecscore
 
 _CITATION = """\
 @inproceedings{ye-etal-2025-cleme2,

