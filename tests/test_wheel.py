@@ -168,3 +168,17 @@ def test_embedded_distribution_holds_the_model_and_its_licence(embedded_dist):
     (sdist,) = embedded_dist.glob("*.tar.gz")
     with tarfile.open(sdist) as archive:
         assert f"gecscore_impara_minilm-{version}/LICENSE" in archive.getnames()
+
+
+def test_distributions_pass_twine_check_strict(dist, embedded_dist):
+    """What `make dist` checks before an upload: both distributions' metadata render on a package index."""
+    import subprocess
+    import sys
+
+    files = [str(p) for folder in (dist, embedded_dist) for p in sorted(folder.iterdir())
+             if p.suffix in (".whl", ".gz")]
+    assert len(files) == 4, files
+    done = subprocess.run([sys.executable, "-m", "twine", "check", "--strict", *files], capture_output=True,
+                          text=True, timeout=300)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert done.stdout.count("PASSED") == 4
