@@ -3,8 +3,9 @@ the Trainer hook, `combine`, the meta-evaluation and the Spaces.
 
 `run("pt_m2", sources, predictions, references, variant="m2", scorer="self")` checks every option against the
 metric's schema before any work, then calls the metric's runner and returns a `MetricResult`. A preset is a
-metric with some options fixed (`errant` = `uot_errant` with `variant="errant"`), for the places where users
-expect the classic name (`gecscore score errant`, `--metric errant`).
+metric with some options fixed (`errant` = `uot_errant` with `variant="errant"`, `m2` = `pt_m2` with
+`variant="m2", scorer="self"`), for the places where users expect the classic name (`gecscore score errant`,
+`gecscore meta-eval --metric m2`).
 """
 
 from __future__ import annotations
@@ -39,6 +40,13 @@ class Preset:
 PRESETS: dict[str, Preset] = {
     "errant": Preset("uot_errant", {"variant": "errant"}, "plain ERRANT F-beta (uot_errant, variant='errant')",
                      ("beta", "tokenize")),
+    "senterrant": Preset("pt_m2", {"variant": "senterrant", "scorer": "self"},
+                         "mean of sentence ERRANT F-beta (pt_m2, variant='senterrant', scorer='self')",
+                         ("beta", "tokenize")),
+    "m2": Preset("pt_m2", {"variant": "m2", "scorer": "self"}, "MaxMatch M² F-beta (pt_m2, variant='m2', "
+                 "scorer='self')", ("beta", "max_unchanged_words", "tokenize")),
+    "sentm2": Preset("pt_m2", {"variant": "sentm2", "scorer": "self"}, "mean of sentence M² F-beta (pt_m2, "
+                     "variant='sentm2', scorer='self')", ("beta", "max_unchanged_words", "tokenize")),
     "cleme": Preset("cleme2", {"variant": "cleme"}, "CLEME v1 chunk P/R/F (cleme2, variant='cleme')"),
     "impara": Preset("impara_ged", {"variant": "impara"}, "the original IMPARA (impara_ged, variant='impara')"),
 }

@@ -24,9 +24,8 @@ def register(subparsers: Any) -> None:
                     "print Pearson/Spearman against the human scores, sentence-level pairwise accuracy/Kendall and "
                     "window correlations. Sentence scores are cached, so another --aggregation costs nothing.",
     )
-    parser.add_argument("--metric", required=True, help="metric: a registry name (uot_errant, pt_m2, cleme2, "
-                        "impara_ged, errant, cleme, impara; options with -o, e.g. -o variant=m2) or a model-free "
-                        "baseline (senterrant, m2, sentm2)")
+    parser.add_argument("--metric", required=True, help="a registry name: uot_errant, pt_m2, cleme2, impara_ged, or a "
+                        "preset (errant, senterrant, m2, sentm2, cleme, impara); options with -o, e.g. -o variant=m2")
     parser.add_argument("-o", "--metric-option", action="append", default=[], metavar="KEY=VALUE",
                         help="metric option (repeatable); VALUE is read as JSON when it parses, else as a string")
     parser.add_argument("--dataset", required=True, choices=DATASETS)
