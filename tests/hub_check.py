@@ -33,14 +33,12 @@ import re
 import shutil
 import subprocess
 import sys
-import tempfile
-import time
 import urllib.request
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Callable, Sequence
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from wheel_check import APP_SETTINGS, Check, StepFailed, free_port, wait_for  # noqa: E402  (stdlib only)
+from wheel_check import APP_SETTINGS, Check, StepFailed, free_port, run_check, wait_for  # noqa: E402  (stdlib only)
 
 REPO = Path(__file__).resolve().parent.parent
 METRICS = ("uot_errant", "pt_m2", "cleme2", "impara_ged")
@@ -311,20 +309,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     if rest:
         parser.error(f"unrecognized arguments: {' '.join(rest)}")
-    root = Path(tempfile.mkdtemp(prefix="gecscore-hub-check-"))
-    start = time.perf_counter()
-    try:
-        times = check(root, args.org)
-    except StepFailed as error:
-        print(f"\nHUB CHECK FAILED: {error}", file=sys.stderr)
-        return 1
-    finally:
-        if args.keep:
-            print(f"kept {root}")
-        else:
-            shutil.rmtree(root, ignore_errors=True)
-    print(f"hub check passed: {len(times)} steps in {time.perf_counter() - start:.1f} s")
-    return 0
+    return run_check("hub check", lambda root: check(root, args.org), keep=args.keep)
 
 
 if __name__ == "__main__":

@@ -312,19 +312,24 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error(f"unrecognized arguments: {' '.join(rest)}")
     if args.data is None or not all((args.data / rel).is_file() for rel in INPUTS.values()):
         parser.error(f"--data {args.data} must hold {', '.join(INPUTS.values())} (make wheel-check: ../shared/data)")
-    root = Path(tempfile.mkdtemp(prefix="gecscore-wheel-check-"))
+    return run_check("wheel check", lambda root: check(args.data.resolve(), root), keep=args.keep)
+
+
+def run_check(label: str, check: Callable[[Path], list[Any]], *, keep: bool = False) -> int:
+    """Run `check` in a fresh temporary folder (removed afterwards unless `keep`); exit status and a summary."""
+    root = Path(tempfile.mkdtemp(prefix=f"gecscore-{label.replace(' ', '-')}-"))
     start = time.perf_counter()
     try:
-        times = check(args.data.resolve(), root)
+        times = check(root)
     except StepFailed as error:
-        print(f"\nWHEEL CHECK FAILED: {error}", file=sys.stderr)
+        print(f"\n{label.upper()} FAILED: {error}", file=sys.stderr)
         return 1
     finally:
-        if args.keep:
+        if keep:
             print(f"kept {root}")
         else:
             shutil.rmtree(root, ignore_errors=True)
-    print(f"wheel check passed: {len(times)} steps in {time.perf_counter() - start:.1f} s")
+    print(f"{label} passed: {len(times)} steps in {time.perf_counter() - start:.1f} s")
     return 0
 
 

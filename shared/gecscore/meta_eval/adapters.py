@@ -73,13 +73,5 @@ def _sentence_level(metric: str, settings: dict[str, Any]) -> dict[str, Any]:
     return {}
 
 
-def _factory(cls: Callable[..., SentenceMetric], name: str, allowed: Sequence[str],
-             **fixed: Any) -> Callable[..., SentenceMetric]:
-    def build(**options: Any) -> SentenceMetric:
-        _check_options(name, options, allowed)
-        return cls(**fixed, **options)
-    return build
-
-
 BUILTIN: dict[str, Callable[..., SentenceMetric]] = {name: functools.partial(RegistryMetric, name)
                                                      for name in registry.NAMES}
