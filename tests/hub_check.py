@@ -38,7 +38,9 @@ from pathlib import Path
 from typing import Callable, Sequence
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from wheel_check import APP_SETTINGS, Check, StepFailed, free_port, run_check, wait_for  # noqa: E402  (stdlib only)
+from wheel_check import (  # noqa: E402  (stdlib only)
+    APP_SETTINGS, Check, StepFailed, free_port, run_check, stop, wait_for,
+)
 
 REPO = Path(__file__).resolve().parent.parent
 METRICS = ("uot_errant", "pt_m2", "cleme2", "impara_ged")
@@ -249,17 +251,6 @@ class HubCheck(Check):
         """Stop the index and any app still running."""
         for process in self.processes:
             stop(process)
-
-
-def stop(process: subprocess.Popen) -> None:
-    """Terminate a process started by the check (kill it after 30 s)."""
-    if process.poll() is None:
-        process.terminate()
-        try:
-            process.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
 
 
 def fallback_index() -> str:

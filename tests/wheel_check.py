@@ -248,12 +248,18 @@ class Check:
             wait_for(f"http://127.0.0.1:{port}/gradio_api/info", process, log)
             return self.probe_run("app", name, f"http://127.0.0.1:{port}/", str(self.inputs))
         finally:
-            process.terminate()
-            try:
-                process.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
+            stop(process)
+
+
+def stop(process: subprocess.Popen) -> None:
+    """Terminate a process started by the check (kill it after 30 s)."""
+    if process.poll() is None:
+        process.terminate()
+        try:
+            process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
 
 
 def free_port() -> int:
