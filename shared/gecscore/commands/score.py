@@ -59,18 +59,23 @@ def register(subparsers: Any) -> None:
 
 
 def read_lines(path: Path, what: str) -> list[str]:
-    """Lines of a UTF-8 file (final newline and right-hand whitespace removed); errors name the file and line."""
+    """The sentences of a UTF-8 file, read as the Spaces read them (`gecscore.common.text_input.split_lines`);
+    errors name the file, line and column."""
+    from gecscore.common.text_input import control_character, decode_utf8, split_lines
+
     if not path.is_file():
         raise FileNotFoundError(f"{what} file {path} does not exist")
-    raw = path.read_bytes()
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as error:
-        line = raw[:error.start].count(b"\n") + 1
-        raise ValueError(f"{what} file {path}, line {line}: not valid UTF-8") from None
-    if not text.strip():
+    text, bad_line = decode_utf8(path.read_bytes())
+    if text is None:
+        raise ValueError(f"{what} file {path}, line {bad_line}: not valid UTF-8")
+    lines = split_lines(text)
+    if not any(line.strip() for line in lines):
         raise ValueError(f"{what} file {path} is empty")
-    return [line.rstrip() for line in text.rstrip("\n").split("\n")]
+    for number, line in enumerate(lines, 1):
+        found = control_character(line)
+        if found is not None:
+            raise ValueError(f"{what} file {path}, line {number}, column {found[0]}: control character {found[1]}")
+    return lines
 
 
 def read_inputs(args: argparse.Namespace) -> tuple[list[str], dict[str, list[str]], list[list[str]] | None, Any]:

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Sequence
 
 from gecscore.common.m2io import M2Sentence, m2_target, parse_m2
+from gecscore.common.text_input import BOM, control_character, decode_utf8, split_lines
 
 
 class InputError(ValueError):
@@ -26,7 +27,7 @@ def required_text(label: str, value: str | None) -> str:
 
 def text_lines(label: str, value: str | None) -> list[str]:
     """The non-blank lines of a multi-line field (one sentence per line), at least one."""
-    lines = [line.strip() for line in (value or "").splitlines() if line.strip()]
+    lines = [line.strip() for line in split_lines(value or "") if line.strip()]
     if not lines:
         raise InputError(f"{label} is empty: give at least one sentence, one per line.")
     return lines
@@ -48,22 +49,22 @@ def read_upload(label: str, file: object | None) -> str:
         raise InputError(f"{label}: no file uploaded.")
     path = _path(file)
     try:
-        text = path.read_text(encoding="utf-8-sig")
-    except UnicodeDecodeError:
-        raise InputError(f"{label} ({path.name}) is not UTF-8 text.") from None
+        text, bad_line = decode_utf8(path.read_bytes())
     except OSError as error:
         raise InputError(f"{label} ({path.name}) cannot be read: {error.strerror or error}.") from None
+    if text is None:
+        raise InputError(f"{label} ({path.name}), line {bad_line}: not UTF-8 text.")
+    text = text.removeprefix(BOM)
     if not text.strip():
         raise InputError(f"{label} ({path.name}) is empty.")
+    for number, line in enumerate(split_lines(text), 1):
+        found = control_character(line)
+        if found is not None:
+            raise InputError(f"{label} ({path.name}), line {number}, column {found[0]}: control character "
+                             f"{found[1]}.")
     return text
 
 
-def split_lines(text: str) -> list[str]:
-    """One sentence per line; a final newline does not start another (empty) sentence."""
-    lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
-    if lines and lines[-1] == "":
-        lines.pop()
-    return [line.strip() for line in lines]
 
 
 def is_m2(text: str) -> bool:
