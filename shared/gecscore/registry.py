@@ -103,7 +103,7 @@ def run_systems(name: str, sources: Sequence[str], systems: Mapping[str, Sequenc
             raise ValueError(f"{name} is reference-free; give no references or gold M2")
     elif references is None and gold_m2 is None:
         raise ValueError(f"{name} needs references or a gold M2")
-    if metric.name == "pt_m2":
+    if "gold_m2" in metric.names("input"):  # the metric scores against the M2 itself
         options["gold_m2"] = gold_m2
     elif gold_m2 is not None and references is None:
         references = m2_references(read_m2_input(gold_m2, "gold_m2"))

@@ -33,7 +33,7 @@ from gecscore.cleme2 import SPEC
 from gecscore.common.bootstrap import Aggregate, CorpusStatistic, GreedyReferences, SentenceMean
 from gecscore.common.edit_impact import BERTScoreSimilarity, Similarity
 from gecscore.common.encoders import select_device, shared_model
-from gecscore.common.results import MetricResult
+from gecscore.common.results import MetricResult, split_output
 from gecscore.common.signature import make_signature
 
 VARIANTS: tuple[str, ...] = ("cleme2", "cleme")
@@ -224,8 +224,7 @@ def run(sources: Sequence[str] | None = None, predictions: Sequence[str] | None 
                       progress=progress, **settings)
     entries = out.pop("sentences")
     signature = out.pop("signature")
-    scores = {k: float(v) for k, v in out.items() if isinstance(v, (int, float)) and not isinstance(v, bool)}
-    details = {k: v for k, v in out.items() if k not in scores}
+    scores, details = split_output(out)
     per_ref = [[ChunkCounts(**{_FIELD_NAMES[k]: v for k, v in ref["counts"].items()}) for ref in entry["per_ref"]]
                for entry in entries]
     sentences = [{k: v for k, v in entry.items() if k != "per_ref"} for entry in entries]

@@ -53,3 +53,10 @@ class MetricResult:
             out[self.sentence_key] = self.sentences if self.sentence_output is None else self.sentence_output
         out["signature"] = self.signature
         return out
+
+
+def split_output(out: dict[str, Any]) -> tuple[dict[str, float], dict[str, Any]]:
+    """An evaluate-style result (signature and sentence entries already taken out) as its corpus scalars and the
+    rest (counts tables, degenerate sentences, alignments, ...)."""
+    scores = {k: float(v) for k, v in out.items() if isinstance(v, (int, float)) and not isinstance(v, bool)}
+    return scores, {k: v for k, v in out.items() if k not in scores}

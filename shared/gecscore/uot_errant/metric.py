@@ -19,7 +19,7 @@ from tqdm.auto import tqdm
 
 from gecscore.common.errant_scoring import errant_greedy
 from gecscore.common.edits import Edit, get_extractor, tokenize as spacy_tokenize
-from gecscore.common.results import MetricResult
+from gecscore.common.results import MetricResult, split_output
 from gecscore.common.errant_scoring import PRF, Counts, FScore, total, typed_edit_counts
 from gecscore.common.signature import make_signature
 from gecscore.uot_errant.transport import (
@@ -204,8 +204,7 @@ def _protocol(result: UOTResult, alignments: bool) -> MetricResult:
     out = result.as_dict(sentence_scores=True, alignments=alignments)
     sentences = out.pop("sentence_scores")
     signature = out.pop("signature")
-    scores = {k: float(v) for k, v in out.items() if isinstance(v, (int, float)) and not isinstance(v, bool)}
-    details = {k: v for k, v in out.items() if k not in scores}
+    scores, details = split_output(out)
     statistic = errant_greedy([s.per_ref for s in result.sentences], result.config.rule)
     return MetricResult("uot_errant", scores, result.config.f_name, sentences, statistic, signature, details)
 
