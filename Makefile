@@ -14,7 +14,7 @@ export TRANSFORMERS_OFFLINE ?= 1
 export GRADIO_ANALYTICS_ENABLED ?= False
 export TOKENIZERS_PARALLELISM ?= false
 
-.PHONY: install test test-fast wheel-check hub-check dist demo hub spaces screenshots benchmarks clean
+.PHONY: install test test-fast wheel-check hub-check dist demo hub spaces screenshots bad-input-doc benchmarks clean
 
 EMBEDDED := packages/gecscore-impara-minilm
 
@@ -67,6 +67,10 @@ screenshots: $(STAMP)
 	bash tests/ensure_chromium.sh
 	GECSCORE_SCREENSHOTS=$(CURDIR)/spaces $(PY) -m pytest -q -p no:cacheprovider tests/test_spaces.py \
 		-k test_browser_renders_the_example
+
+# docs/bad-input.md from the cases that tests/test_bad_input.py checks (a test fails when it is out of date).
+bad-input-doc: $(STAMP)
+	cd tests && ../$(PY) bad_inputs.py --write ../docs/bad-input.md
 
 benchmarks: $(STAMP)
 	set -e; for f in benchmarks/bench_*.py; do echo "== $$f"; $(PY) $$f; done

@@ -124,30 +124,37 @@ def test_cache_keys_and_hits(tiny_bert):
     assert enc.forward_count == 6 and enc.cache_hits == 3
 
 
+def _entry_bytes(text, hidden=32):
+    """What the cache counts for one sentence vector of the tiny models."""
+    return hidden * 4 + sys.getsizeof(text) + encoders.ENTRY_OVERHEAD
+
+
 def test_cache_is_bounded_lru(tiny_bert):
-    enc = Encoder(str(tiny_bert), cache_size=3)
+    one = _entry_bytes("a")
+    enc = Encoder(str(tiny_bert), cache_bytes=3 * one)
     enc.embed(["a", "b", "c"])
     enc.embed(["a"])  # now "b" is the least recently used
     enc.embed(["d"])
-    assert len(enc._cache) == 3
+    assert enc.cache_entries == len(enc._cache) == 3 and enc.cache_used_bytes == 3 * one
     enc.embed(["a", "c", "d"])
     assert enc.forward_count == 4
     enc.embed(["b"])
     assert enc.forward_count == 5
-    enc.resize_cache(1)
-    assert len(enc._cache) == 1
+    enc.resize_cache(one)
+    assert len(enc._cache) == 1 and enc.cache_used_bytes == one
     enc.embed(["b"])
     assert enc.forward_count == 5
     enc.embed(["a", "b", "c", "d", "e"])  # more new texts than the cache holds in one call
     assert enc.forward_count == 9 and len(enc._cache) == 1
-    with pytest.raises(ValueError, match="`cache_size` must be a non-negative int"):
+    with pytest.raises(ValueError, match="`cache_bytes` must be a non-negative number of bytes"):
         enc.resize_cache(-1)
 
 
 def test_get_shares_instances(tiny_bert):
     enc = Encoder.get(str(tiny_bert))
     assert Encoder.get(str(tiny_bert), device="cpu", dtype="fp32") is enc
-    assert Encoder.get(str(tiny_bert), cache_size=7) is enc and enc.cache_size == 7
+    assert Encoder.get(str(tiny_bert), cache_bytes=7000) is enc and enc.cache_bytes == 7000
+    assert Encoder.get(str(tiny_bert), cache_bytes="1MiB") is enc and enc.cache_bytes == 1 << 20
     assert Encoder.get(str(tiny_bert), revision="other") is not enc
 
 

@@ -220,7 +220,7 @@ def test_evaluate_module_offline(tiny_modernbert):
     assert np.allclose(out["sentence_scores"], scores)
     assert out["score"] == pytest.approx(float(np.mean(scores)))
     assert out["signature"].startswith("impara_ged|")
-    assert set(metric.compute(sources=["a"], predictions=["a"])) == {"score", "signature"}
+    assert set(metric.compute(sources=["a"], predictions=["a"])) == {"score", "degenerate_sentences", "signature"}
     metric.add_batch(sources=["a", "b"], predictions=TEXTS[:2])
     metric.add(source="c", prediction=TEXTS[2])
     assert metric.compute()["score"] == pytest.approx(out["score"])

@@ -132,8 +132,9 @@ def test_combine_with_a_standard_metric(exact_match, nlp):
     inputs = {"sources": SOURCES, "predictions": PREDICTIONS, "references": TARGETS}
     e, c = errant.compute(**inputs), cleme.compute(**inputs, weighting="none")
     alone = {**e, **c, **exact_match.compute(predictions=PREDICTIONS, references=TARGETS),
-             "uot_errant_signature": e["signature"], "cleme2_signature": c["signature"]}
-    del alone["signature"]
+             "uot_errant_signature": e["signature"], "cleme2_signature": c["signature"],
+             "uot_errant_degenerate_sentences": [], "cleme2_degenerate_sentences": []}
+    del alone["signature"], alone["degenerate_sentences"]
 
     # evaluate.combine forwards every keyword to every module: `sources=` reaches exact_match's _compute.
     with pytest.raises(TypeError, match="sources"):
@@ -159,3 +160,21 @@ def test_combine_reference_free_module_gets_no_references(tiny_modernbert, exact
         sources=SOURCES, predictions=PREDICTIONS, references=TARGETS, sentence_scores=True)
     assert out["em_exact_match"] == pytest.approx(3 / 6)
     assert out["qe_score"] == pytest.approx(np.mean(out["qe_sentence_scores"]))
+
+
+def test_compute_metrics_is_robust_by_default(seq2seq, nlp):
+    tokenizer = seq2seq[1]
+    empty = eval_prediction(tokenizer)
+    ids = np.array(empty.predictions)
+    ids[1] = -100  # the model generated nothing for the second example
+    from transformers import EvalPrediction
+
+    empty = EvalPrediction(predictions=ids, label_ids=empty.label_ids, inputs=empty.inputs)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        robust = seq2seq_compute_metrics(tokenizer, ["errant"])(empty)
+        published = seq2seq_compute_metrics(tokenizer, ["errant"], robust=False)(empty)
+        unchanged = [SOURCES[1] if i == 1 else p for i, p in enumerate(PREDICTIONS)]
+        expected = score("errant", SOURCES, unchanged, [[t] for t in TARGETS]).scores
+    assert robust == {f"errant_{k}": v for k, v in expected.items()}
+    assert published != robust

@@ -164,7 +164,7 @@ def test_module_init_kwargs_and_option_errors():
 
     m = evaluate.load(METRIC, scorer="self", variant="m2", beta=2.0)
     out = m.compute(sources=SRC, predictions=SRC, gold_m2=GOLD)
-    assert set(out) == {"precision", "recall", "f2", "score", "signature"} and out["f2"] == 0.0
+    assert set(out) == {"precision", "recall", "f2", "score", "degenerate_sentences", "signature"} and out["f2"] == 0.0
     with pytest.raises(TypeError, match="unknown option"):
         m.compute(sources=SRC, predictions=SRC, gold_m2=GOLD, bet=1)
     with pytest.raises(ValueError, match="variant"):

@@ -63,5 +63,6 @@ class ImparaGed(GECMetric):
 
     def _compute(self, sources, predictions, references=None, *, variant="impara_ged", model=None, pooling="auto",
                  max_length=128, batch_size=32, device=None, fp16=False, revision=None, se_model="bert-base-cased",
-                 threshold=0.9, sentence_scores=False, progress=False):
+                 threshold=0.9, robust=False, tokenize=False, normalize=False, max_tokens=700, sentence_scores=False,
+                 progress=False):
         return self.score(sources, predictions, references, locals())

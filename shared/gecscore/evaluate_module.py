@@ -13,6 +13,8 @@ checked before any data is consumed, so a `compute` that fails on a bad option k
 from __future__ import annotations
 
 import abc
+import re
+import time
 from typing import Any, Mapping
 
 import datasets
@@ -98,7 +100,14 @@ class GECMetric(evaluate.Metric, metaclass=abc.ABCMeta):
             references = None
         elif references is not None and not any(references):
             references = None  # an input option (a gold M2) stands in for them
-        result = registry.runner(self.NAME).run(sources, predictions, references, progress=progress, **options)
+        gold_m2 = options.pop("gold_m2", None)
+        replaced = any(options.get(name) is not None for name in self.spec.replaces_sentences)
+        defaults = self.spec.defaults  # `compute` checked what was given; defaults need no second check
+        options = {k: v for k, v in options.items() if k == "variant" or v != defaults[k]}
+        if replaced and not predictions:
+            sources = predictions = None
+        result = registry.run(self.NAME, sources, predictions, references, gold_m2=gold_m2, progress=progress,
+                              **options)
         return result.as_dict(sentence_scores=sentence_scores)
 
     def _normalise_batch(self, sources: Any, predictions: Any, references: Any) -> dict[str, Any]:
@@ -157,3 +166,27 @@ class GECMetric(evaluate.Metric, metaclass=abc.ABCMeta):
             raise ValueError("nothing to score: pass `sources`, `predictions` (and `references`) or add examples first")
         self._added = 0
         return super().compute(**options)
+
+    # evaluate's distributed rendez-vous fails with a lock-file message; say which process never arrived instead.
+    def _check_all_processes_locks(self) -> None:
+        self._rendez_vous(super()._check_all_processes_locks)
+
+    def _check_rendez_vous(self) -> None:
+        self._rendez_vous(super()._check_rendez_vous)
+
+    def _get_all_cache_files(self) -> Any:
+        return self._rendez_vous(super()._get_all_cache_files)
+
+    def _rendez_vous(self, step: Any) -> Any:
+        start = time.monotonic()
+        try:
+            return step()
+        except ValueError as error:
+            match = re.search(r"-(\d+)\.arrow", str(error))
+            if match is None:
+                raise
+            raise ValueError(
+                f"{self.NAME}: distributed evaluation with num_process={self.num_process}: process {match.group(1)} "
+                f"never arrived; process {self.process_id} waited {time.monotonic() - start:.0f} s (timeout="
+                f"{self.timeout}). Every process must load the metric with the same num_process and experiment_id "
+                "and call compute; raise `timeout` for slow peers.") from None

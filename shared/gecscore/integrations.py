@@ -82,7 +82,7 @@ class Seq2SeqMetrics:
 
     def __init__(self, tokenizer: Any, metrics: Iterable[MetricChoice] | Mapping[str, Mapping[str, Any]],
                  sources: Sequence[str] | None = None, decode_kwargs: Mapping[str, Any] | None = None,
-                 **options: Any) -> None:
+                 robust: bool = True, **options: Any) -> None:
         if getattr(tokenizer, "pad_token_id", None) is None:
             raise ValueError("the tokenizer has no pad token; -100 cannot be replaced before decoding")
         self.tokenizer = tokenizer
@@ -90,6 +90,10 @@ class Seq2SeqMetrics:
         self.decode_kwargs = {"skip_special_tokens": True, "clean_up_tokenization_spaces": False,
                               **(decode_kwargs or {})}
         self.metrics = _resolve(metrics, options)
+        for prefix, (module, opts) in self.metrics.items():  # robust unless a metric's own options say otherwise
+            takes = accepts(module, "robust") if module is not None else "robust" in registry.allowed_options(prefix)
+            if takes:
+                opts.setdefault("robust", robust)
         self._texts: dict[str, list[str]] = {"sources": [], "predictions": [], "references": []}
 
     def __call__(self, eval_pred: Any, compute_result: bool = True) -> dict[str, float]:
@@ -181,7 +185,7 @@ def _resolve(metrics: Iterable[MetricChoice] | Mapping[str, Mapping[str, Any]],
 
 def seq2seq_compute_metrics(tokenizer: Any, metrics: Iterable[MetricChoice] | Mapping[str, Mapping[str, Any]] = (
         "uot_errant",), sources: Sequence[str] | None = None, *, decode_kwargs: Mapping[str, Any] | None = None,
-        **metric_options: Any) -> Callable[..., dict[str, float]]:
+        robust: bool = True, **metric_options: Any) -> Callable[..., dict[str, float]]:
     """A `compute_metrics` for `Seq2SeqTrainer` with `predict_with_generate=True`.
 
     `metrics`: our metric names (`uot_errant`, `pt_m2`, `cleme2`, `impara_ged`, `errant`), loaded evaluate
@@ -190,5 +194,9 @@ def seq2seq_compute_metrics(tokenizer: Any, metrics: Iterable[MetricChoice] | Ma
     `eval_pred.inputs` (`include_for_metrics=["inputs"]`). Decoding skips special tokens and keeps the tokenizer's
     spaces (`clean_up_tokenization_spaces=False`: "school ." stays tokenised); `decode_kwargs` overrides that. For
     detokenised text pass `tokenize=True` where the metric offers it. Returns `{"<metric>_<key>": float}`.
+
+    `robust=True` (the default here, unlike the evaluate modules): a model in training must not be rewarded for
+    degenerate outputs — an empty generation scores as the unchanged source and every score stays in [0, 1]
+    (`gecscore.common.degenerate`). Pass `robust=False` for the published metrics' numbers.
     """
-    return Seq2SeqMetrics(tokenizer, metrics, sources, decode_kwargs, **metric_options)
+    return Seq2SeqMetrics(tokenizer, metrics, sources, decode_kwargs, robust=robust, **metric_options)

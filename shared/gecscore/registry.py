@@ -16,8 +16,10 @@ from types import ModuleType
 from typing import Any, Mapping, Sequence
 
 from gecscore.cleme2 import SPEC as CLEME2
+from gecscore.common.degenerate import merge, report
+from gecscore.common.inputs import prepare
 from gecscore.common.m2io import m2_references, read_m2_input
-from gecscore.common.options import MetricSpec
+from gecscore.common.options import MetricSpec, input_options
 from gecscore.common.results import MetricResult
 from gecscore.impara_ged import SPEC as IMPARA_GED
 from gecscore.pt_m2 import SPEC as PT_M2
@@ -29,7 +31,8 @@ SPECS: dict[str, MetricSpec] = {spec.name: spec for spec in (UOT_ERRANT, PT_M2, 
 @dataclass(frozen=True)
 class Preset:
     """A registry name for a metric with some options fixed; `options_allowed` (default: every other setting) may
-    be set on top."""
+    be set on top, and the options every metric shares (`robust`, `tokenize`, `normalize`, `max_tokens`) always
+    may."""
 
     metric: str
     fixed: Mapping[str, Any]
@@ -39,14 +42,14 @@ class Preset:
 
 PRESETS: dict[str, Preset] = {
     "errant": Preset("uot_errant", {"variant": "errant"}, "plain ERRANT F-beta (uot_errant, variant='errant')",
-                     ("beta", "tokenize")),
+                     ("beta",)),
     "senterrant": Preset("pt_m2", {"variant": "senterrant", "scorer": "self"},
                          "mean of sentence ERRANT F-beta (pt_m2, variant='senterrant', scorer='self')",
-                         ("beta", "tokenize")),
+                         ("beta",)),
     "m2": Preset("pt_m2", {"variant": "m2", "scorer": "self"}, "MaxMatch M² F-beta (pt_m2, variant='m2', "
-                 "scorer='self')", ("beta", "max_unchanged_words", "tokenize")),
+                 "scorer='self')", ("beta", "max_unchanged_words")),
     "sentm2": Preset("pt_m2", {"variant": "sentm2", "scorer": "self"}, "mean of sentence M² F-beta (pt_m2, "
-                     "variant='sentm2', scorer='self')", ("beta", "max_unchanged_words", "tokenize")),
+                     "variant='sentm2', scorer='self')", ("beta", "max_unchanged_words")),
     "cleme": Preset("cleme2", {"variant": "cleme"}, "CLEME v1 chunk P/R/F (cleme2, variant='cleme')"),
     "impara": Preset("impara_ged", {"variant": "impara"}, "the original IMPARA (impara_ged, variant='impara')"),
 }
@@ -63,17 +66,20 @@ def spec(name: str) -> MetricSpec:
 def allowed_options(name: str) -> tuple[str, ...]:
     """The options a user may give for `name` (a preset's fixed ones excluded)."""
     name = _check_name(name)
-    settings = spec(name).names("setting")
+    settings = spec(name).names("setting", "text")
     if name not in PRESETS:
         return settings
     preset = PRESETS[name]
-    return preset.options_allowed or tuple(o for o in settings if o not in preset.fixed)
+    if preset.options_allowed is None:
+        return tuple(o for o in settings if o not in preset.fixed)
+    shared = tuple(o.name for o in input_options() if o.name not in preset.options_allowed)
+    return preset.options_allowed + shared
 
 
 def check_options(name: str, options: Mapping[str, Any]) -> dict[str, Any]:
     """`options` checked for `name` (names, types, ranges) and a preset's fixed options added; raises first."""
     name = _check_name(name)
-    unknown = sorted(set(options) - set(allowed_options(name)) - set(spec(name).names("output", "input")))
+    unknown = sorted(set(options) - set(allowed_options(name)) - set(spec(name).names("output", "input", "text")))
     if unknown:
         raise TypeError(f"metric {name!r} got unknown option(s) {unknown}; known options: "
                         f"{sorted(allowed_options(name))}")
@@ -89,35 +95,62 @@ def runner(name: str) -> ModuleType:
     return importlib.import_module(spec(name).runner)
 
 
-def run_systems(name: str, sources: Sequence[str], systems: Mapping[str, Sequence[str]],
+def run_systems(name: str, sources: Sequence[str] | None, systems: Mapping[str, Sequence[str] | None],
                 references: Sequence[Any] | None = None, *, gold_m2: Any = None, progress: bool = False,
                 **options: Any) -> dict[str, MetricResult]:
     """Score several systems on the same sources; `gold_m2` (path, M2 text or parsed sentences) may stand in for
-    the references (its annotators' corrections; PT-M2 uses the M2 itself). Options are checked before any work."""
+    the references (its annotators' corrections; PT-M2 uses the M2 itself).
+
+    Options are checked, then every sentence goes through the input layer (`gecscore.common.inputs`: control
+    characters and over-long sentences refused, invisible / non-NFC text reported or normalised, empty
+    predictions flagged), all before any work. Each result lists its `degenerate_sentences`, one warning
+    summarises them, and the signature records `robust` and `normalize`.
+    """
     options = check_options(name, options)
     metric = spec(name)
     if not systems:
         raise ValueError("`systems` is empty; give at least one system's predictions")
+    replaced = any(options.get(o) is not None for o in metric.replaces_sentences)
     if metric.reference_free:
         if references is not None or gold_m2 is not None:
             raise ValueError(f"{name} is reference-free; give no references or gold M2")
-    elif references is None and gold_m2 is None:
-        raise ValueError(f"{name} needs references or a gold M2")
+    elif references is None and gold_m2 is None and not replaced:
+        raise ValueError(f"{name} needs references: pass `references` (one string or list of strings per example)"
+                         + (" or `gold_m2`" if "gold_m2" in metric.names("input") else ""))
     if "gold_m2" in metric.names("input"):  # the metric scores against the M2 itself
         options["gold_m2"] = gold_m2
     elif gold_m2 is not None and references is None:
         references = m2_references(read_m2_input(gold_m2, "gold_m2"))
+    text = {k: options.pop(k, metric.option(k).default) for k in metric.names("text")}
+    robust = options.get("robust", False)
+    flags: dict[str, list[dict[str, Any]]] = {system: [] for system in systems}
+    if not (replaced and sources is None):
+        prepared = prepare(sources, systems, references, robust=robust, **text)
+        sources, systems, references, flags = (prepared.sources, prepared.systems, prepared.references,
+                                               prepared.flags)
     module = runner(name)
     if hasattr(module, "run_systems"):
-        return module.run_systems(sources, systems, references, progress=progress, **options)
-    return {system: module.run(sources, predictions, references, progress=progress, **options)
-            for system, predictions in systems.items()}
-
-
+        results = module.run_systems(sources, systems, references, progress=progress, **options)
+    else:
+        results = {system: module.run(sources, predictions, references, progress=progress, **options)
+                   for system, predictions in systems.items()}
+    for system, result in results.items():
+        records = merge(flags.get(system, []), result.details.get("degenerate_sentences", []))
+        result.details["degenerate_sentences"] = records
+        result.signature = _with_input_settings(result.signature, robust, text["normalize"])
+        report(metric.title, system, records, robust=robust)
+    return results
 def run(name: str, sources: Sequence[str], predictions: Sequence[str], references: Sequence[Any] | None = None,
         **kwargs: Any) -> MetricResult:
     """Score one system (see `run_systems`)."""
     return run_systems(name, sources, {"system": predictions}, references, **kwargs)["system"]
+
+
+def _with_input_settings(signature: str, robust: bool, normalize: bool) -> str:
+    """`signature` with the input layer's settings that change numbers (each once)."""
+    if "|robust:" not in signature:
+        signature += f"|robust:{robust}"
+    return signature + f"|normalize:{'nfc' if normalize else 'none'}"
 
 
 def _check_name(name: str) -> str:

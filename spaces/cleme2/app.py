@@ -93,7 +93,7 @@ def build_demo(metric: MetricHandle | None = None) -> gr.Blocks:
                              **opts)
         table, sentence = out["chunks"][0], out["sentences"][0]
         position = table["reference_ids"].index(sentence["ref"])
-        return (ok_box(f"{len(table['chunks'])} chunks; reference {sentence['ref']} is chosen."),
+        return (ok_box(f"{len(table['chunks'])} chunks; reference {sentence['ref']} is chosen.", out),
                 scores_markdown(out, SCORES[variant], LABELS), chunk_html(table, position), out)
 
     @guarded(3)

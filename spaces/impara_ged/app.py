@@ -78,7 +78,7 @@ def build_demo(metric: MetricHandle | None = None) -> gr.Blocks:
         best = max(range(len(hyps)), key=lambda i: scores[i])
         summary = (f"**Score:** {scores[0]:.4f}" if len(hyps) == 1 else
                    f"**Mean score:** {out['score']:.4f} · **best:** line {best + 1} ({scores[best]:.4f})")
-        return (ok_box(f"Scored {len(hyps)} hypothes{'is' if len(hyps) == 1 else 'es'}."), summary,
+        return (ok_box(f"Scored {len(hyps)} hypothes{'is' if len(hyps) == 1 else 'es'}.", out), summary,
                 bars(hyps, scores), ranking(hyps, scores), out)
 
     @guarded(3)

@@ -91,7 +91,7 @@ def build_demo(metric: MetricHandle | None = None) -> gr.Blocks:
         record = out["edits"][0]
         fk = next(k for k in out if k.startswith("f"))
         who = "annotator" if "annotator" in record else "reference"
-        return (ok_box(f"Scored against {len(record['candidates'])} reference(s); {who} {record[who]} is chosen."),
+        return (ok_box(f"Scored against {len(record['candidates'])} reference(s); {who} {record[who]} is chosen.", out),
                 scores_markdown(out, ["precision", "recall", fk]), system_view(source, record),
                 gold_view(source, record), edit_table(record), out)
 

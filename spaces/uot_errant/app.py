@@ -90,7 +90,7 @@ def build_demo(metric: MetricHandle | None = None) -> gr.Blocks:
         fk = f_key(out)
         chosen = alignment.get("chosen_ref", 0)
         summary = scores_markdown(out, ["precision", "recall", fk, "tp", "fp", "fn"])
-        return (ok_box(f"Scored against {len(alignment['references'])} reference(s); reference {chosen} is chosen."),
+        return (ok_box(f"Scored against {len(alignment['references'])} reference(s); reference {chosen} is chosen.", out),
                 summary, edit_table(alignment), transport_figure(alignment), out)
 
     @guarded(3)

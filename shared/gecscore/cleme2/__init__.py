@@ -5,7 +5,7 @@ partition and its labels), `weights.py` (similarity and LLM chunk weights); `plo
 `SPEC` declares the options once.
 """
 
-from gecscore.common.options import MetricSpec, Option
+from gecscore.common.options import MetricSpec, Option, input_options
 
 SPEC = MetricSpec(
     name="cleme2",
@@ -37,6 +37,8 @@ SPEC = MetricSpec(
         Option("layer", "int", None, "BERTScore layer (None: the model's bert_score default)", minimum=0,
                nullable=True),
         Option("device", "device", None, "'cpu', 'cuda', 'cuda:1', 'mps' (None: cuda when available)", nullable=True),
+        *input_options(robust="a sentence whose similarity chunk weights are all float noise is scored with unit "
+                       "chunk weights (in corpus totals each such chunk weighs the corpus's mean chunk weight)"),
         Option("hyp_m2", "path_or_text", None, "instead of the sentence lists: the hypothesis M2 (path or text, "
                "one annotator)", kind="input"),
         Option("ref_m2", "path_or_text", None, "with `hyp_m2`: the reference M2 (path or text)", kind="input"),

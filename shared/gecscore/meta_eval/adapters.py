@@ -19,11 +19,12 @@ class RegistryMetric:
     """A registry metric (`gecscore.registry`) as a `SentenceMetric`: the corpus score from the metric as
     configured, the sentence scores from its sentence-level form (PT-M²'s `m2` → `sentm2`, PT-ERRANT's `errant`
     → `senterrant`, CLEME's corpus level → sentence level), so that sentence-level meta-evaluation compares
-    sentence scores. Options are checked when the adapter is built; no model loads before something is scored."""
+    sentence scores. Options are checked when the adapter is built; no model loads before something is scored.
+    The published datasets are scored whole: `max_tokens` is off unless given (GMEG-Data holds a 614-token line)."""
 
     def __init__(self, name: str, **options: Any) -> None:
         self.name = name
-        self._options = registry.check_options(name, options)
+        self._options = registry.check_options(name, {"max_tokens": None, **options})
         self._spec = registry.spec(name)
 
     def settings(self) -> dict[str, Any]:

@@ -495,15 +495,52 @@ class AnnotatorEdits:
         unique = set(self.edit_seq) | {g.first for g in self.gold}
         return sorted(unique, key=lambda e: (e.start, e.end, e.orig, e.corr))
 
-    def counts(self, weights: Mapping[SysEdit, float] | None = None) -> M2Counts:
-        """Weighted (or, without weights, plain) correct / proposed / gold counts."""
-        if weights is None:
+    def counts(self, weights: Mapping[SysEdit, float] | None = None, *, robust: bool = False) -> M2Counts:
+        """Weighted (or, without weights, plain) correct / proposed / gold counts.
+
+        `robust=True` bounds `correct` by `proposed` and `gold` (see `robust_matches`); wherever no system edit
+        matches two gold edits and no gold edit is matched through an alternative of another weight, the counts
+        are the published ones, bit for bit.
+        """
+        if weights is None and not robust:
             return M2Counts(len(self.correct), len(self.edit_seq), len(self.gold))
+        if weights is None:
+            weights = _Unit()
+        if not robust:
+            return M2Counts(
+                float(sum(weights[e] for e in self.correct)),
+                float(sum(abs(weights[e]) for e in self.edit_seq)),
+                float(sum(weights[g.first] for g in self.gold)),
+            )
+        matched, by_gold = self.robust_matches()
         return M2Counts(
-            float(sum(weights[e] for e in self.correct)),
+            float(sum(weights[e] for e in matched)),
             float(sum(abs(weights[e]) for e in self.edit_seq)),
-            float(sum(weights[g.first] for g in self.gold)),
+            float(sum(weights[by_gold.get(k, g.first)] for k, g in enumerate(self.gold))),
         )
+
+    def robust_matches(self) -> tuple[list[SysEdit], dict[int, SysEdit]]:
+        """The matches of robust mode: each system edit matches at most one gold edit (the first it can, scanning
+        as `match_sequence` does), and each matched gold edit is returned with the system edit that matched it (so
+        it weighs as the alternative the system chose, not as its first one)."""
+        matched: list[SysEdit] = []
+        by_gold: dict[int, SysEdit] = {}
+        start = 0
+        for edit in reversed(self.edit_seq):
+            for k in range(start, len(self.gold)):
+                if self.gold[k].accepts(edit):
+                    matched.append(edit)
+                    by_gold[k] = edit
+                    start = k + 1
+                    break
+        return matched, by_gold
+
+
+class _Unit(dict):
+    """Weight 1 for every edit (unweighted counts in robust mode)."""
+
+    def __missing__(self, key: SysEdit) -> float:
+        return 1.0
 
 
 def extract_edits(source: Sequence[str], hypothesis: Sequence[str], golds: Mapping[int, Sequence[GoldEdit]], *,

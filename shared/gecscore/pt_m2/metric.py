@@ -8,6 +8,10 @@ similarity function is injected (`gecscore.common.edit_impact`: `BERTScoreSimila
 the `self` scorer).
 Each weight request puts F(source, ref) once per sentence and reference and all pseudo
 sentences into one batched similarity call.
+
+Degenerate sentences (`PTResult.degenerate`, the records of `gecscore.common.degenerate`): texts BERTScore truncates,
+edits it cannot see (weight exactly 0), and M² counts with correct > proposed or correct > gold
+(`INCONSISTENT_COUNTS`), which `robust=True` bounds (`AnnotatorEdits.counts(..., robust=True)`).
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ from typing import TYPE_CHECKING, Any, Literal, Mapping, Sequence
 from tqdm.auto import tqdm
 
 from gecscore.pt_m2 import lattice as m2
+from gecscore.common.degenerate import INCONSISTENT_COUNTS, TRUNCATED, ZERO_WEIGHT_EDITS, flag, merge
 from gecscore.common.edit_impact import Similarity, WeightRequest, edit_weights
 from gecscore.common.edits import Edit, apply_edits
 from gecscore.common.errant_scoring import Counts as ErrantCounts
@@ -50,6 +55,60 @@ def uniform_if_all_zero(weights: dict[SysEdit, float]) -> dict[SysEdit, float]:
     if weights and sum(weights.values()) == 0:
         return dict.fromkeys(weights, 1 / len(weights))
     return weights
+
+
+# ---------------------------------------------------------------------------------------------------
+# Degenerate sentences (records in the format of `gecscore.common.degenerate`)
+
+# INCONSISTENT_COUNTS: `correct` exceeds `proposed` or `gold` in the published counts (a system edit matched two
+# gold edits, or a gold edit matched through an alternative that weighs differently from its first one).
+
+
+def truncated_texts(requests: Sequence[WeightRequest], owners: Sequence[tuple[int, int]],
+                    similarity: Similarity | None, who: str) -> list[dict[str, Any]]:
+    """TRUNCATED records for the texts BERTScore embeds (source, reference, the source with one edit) that are longer
+    than its window; only requests with edits are embedded. Nothing for a similarity without `token_lengths`."""
+    lengths_of = getattr(similarity, "token_lengths", None)
+    window = getattr(similarity, "window", None)
+    if lengths_of is None or window is None:
+        return []
+    used = [(owner, r) for owner, r in zip(owners, requests) if r.pseudo]
+    texts = list(dict.fromkeys(t for _, r in used for t in (r.source, r.reference, *r.pseudo)))
+    length = dict(zip(texts, lengths_of(texts)))
+    records: list[dict[str, Any]] = []
+    seen_sources: set[int] = set()
+    edited: dict[int, list[int]] = {}
+    for (i, k), r in used:
+        if i not in seen_sources and length[r.source] > window:
+            records.append(flag(i, TRUNCATED, text="source", tokens=length[r.source], limit=window))
+        seen_sources.add(i)
+        if length[r.reference] > window:
+            records.append(flag(i, TRUNCATED, text="reference", **{who: k}, tokens=length[r.reference],
+                                limit=window))
+        edited.setdefault(i, []).extend(length[p] for p in r.pseudo)
+    for i, counts in edited.items():
+        over = [n for n in counts if n > window]
+        if over:
+            records.append(flag(i, TRUNCATED, text="edited source", tokens=max(over), limit=window))
+    return records
+
+
+def zero_weight_edits(index: int, who: str, k: int, weights: Mapping[SysEdit, float], system: set[SysEdit],
+                      uniform: bool = False) -> list[dict[str, Any]]:
+    """A ZERO_WEIGHT_EDITS record when some edit weighs exactly 0 against annotator/reference `k` (BERTScore cannot
+    see it: same token ids as the source, e.g. a case edit under an uncased model, or beyond the window)."""
+    zero = [e for e, w in weights.items() if w == 0]
+    if not zero:
+        return []
+    edits = [{"start": e.start, "end": e.end, "orig": e.orig, "corr": e.corr, "system": e in system} for e in zero]
+    extra = {"uniform": True} if uniform else {}
+    return [flag(index, ZERO_WEIGHT_EDITS, **{who: k}, edits=edits, **extra)]
+
+
+def inconsistent_counts(index: int, edits: AnnotatorEdits, published: M2Counts, fixed: M2Counts) -> dict[str, Any]:
+    """An INCONSISTENT_COUNTS record: the published counts of one annotator and the robust ones."""
+    return flag(index, INCONSISTENT_COUNTS, annotator=edits.annotator, counts=list(published),
+                robust_counts=list(fixed))
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -87,6 +146,8 @@ class PTResult:
     recall: float
     f: float
     sentences: tuple[SentenceResult, ...]
+    #: Degenerate-sentence records (`gecscore.common.degenerate`), sorted by sentence index.
+    degenerate: tuple[dict[str, Any], ...] = ()
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -121,10 +182,13 @@ def gold_references(gold: Sequence[M2Sentence], references: Sequence[Sequence[st
 def score_m2(sources: Sequence[str], hypotheses: Sequence[str], gold: Sequence[M2Sentence], *,
              variant: Variant = "sentm2", similarity: Similarity | None = None,
              reference_texts: Sequence[Mapping[int, str]] | None = None, beta: float = 0.5,
-             max_unchanged_words: int = 2, progress: bool = False) -> PTResult:
+             max_unchanged_words: int = 2, robust: bool = False, progress: bool = False) -> PTResult:
     """PT-M² (`sentm2`: mean sentence F_β, `m2`: corpus F_β) of whitespace-tokenised hypotheses.
 
     `reference_texts[i][annotator]` is the text edits are weighed against (default: `gold_references`).
+    `robust=True` counts each system edit as matching at most one gold edit and weighs a matched gold edit as the
+    alternative the system chose, so that correct ≤ proposed and correct ≤ gold (P, R, F in [0, 1]); sentences
+    where this changes the counts are flagged in both modes (`INCONSISTENT_COUNTS`).
     """
     if variant not in ("sentm2", "m2"):
         raise ValueError(f"`variant` must be 'sentm2' or 'm2' here, got {variant!r}")
@@ -139,6 +203,7 @@ def score_m2(sources: Sequence[str], hypotheses: Sequence[str], gold: Sequence[M
     sentence_level = variant == "sentm2"
     extracted: list[list[AnnotatorEdits]] = []
     requests: list[WeightRequest] = []
+    owners: list[tuple[int, int]] = []  # (sentence, annotator) of each request
     rows = tqdm(range(len(sources)), desc="PT-M2 edits", disable=not progress, leave=False)
     for i in rows:
         source = sources[i].split()
@@ -149,17 +214,26 @@ def score_m2(sources: Sequence[str], hypotheses: Sequence[str], gold: Sequence[M
             edits = a.edits_to_weigh()
             requests.append(WeightRequest(" ".join(source), texts[i][a.annotator],
                                           tuple(pseudo_sentence(source, e) for e in edits)))
+            owners.append((i, a.annotator))
     weights = iter(edit_weights(requests, similarity))
     sentences: list[list[Candidate]] = []
     counts: list[list[M2Counts]] = []
-    for per_annotator in extracted:
+    degenerate = truncated_texts(requests, owners, similarity, "annotator")
+    for i, per_annotator in enumerate(extracted):
         candidates, sentence_counts = [], []
         for a in per_annotator:
-            w = dict(zip(a.edits_to_weigh(), next(weights)))
-            if sentence_level:
-                w = uniform_if_all_zero(w)
+            raw = dict(zip(a.edits_to_weigh(), next(weights)))
+            w = uniform_if_all_zero(raw) if sentence_level else raw
+            if similarity is not None:
+                degenerate += zero_weight_edits(i, "annotator", a.annotator, raw, set(a.edit_seq),
+                                                uniform=w is not raw)
             c = a.counts(w)
-            matched = set(a.correct)
+            fixed = a.counts(w, robust=True)
+            if fixed != c:
+                degenerate.append(inconsistent_counts(i, a, c, fixed))
+            if robust:
+                c = fixed
+            matched = set(a.robust_matches()[0] if robust else a.correct)
             candidates.append(Candidate(
                 a.annotator,
                 tuple((e, w[e], e in matched) for e in reversed(a.edit_seq)),
@@ -174,7 +248,7 @@ def score_m2(sources: Sequence[str], hypotheses: Sequence[str], gold: Sequence[M
         SentenceResult(cands[k].index, cands[k].counts, *scored.sentence_scores[i], tuple(cands))
         for i, (cands, k) in enumerate(zip(sentences, scored.chosen))
     )
-    return PTResult(variant, scored.precision, scored.recall, scored.f, results)
+    return PTResult(variant, scored.precision, scored.recall, scored.f, results, tuple(merge(degenerate)))
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -212,22 +286,28 @@ def score_errant(sources: Sequence[str], hypotheses: Sequence[str], references: 
     flat_refs = [r for refs in references for r in refs]
     flat_edits = iter(extractor.extract(flat_sources, flat_refs, progress=progress))
     ref_edits = [[next(flat_edits) for _ in refs] for refs in references]
-    requests, keys = [], []
-    for source, hyp, refs, per_ref in zip(sources, hyp_edits, references, ref_edits):
-        for ref, r_edits in zip(refs, per_ref):
+    requests, keys, owners = [], [], []
+    for i, (source, hyp, refs, per_ref) in enumerate(zip(sources, hyp_edits, references, ref_edits)):
+        for r, (ref, r_edits) in enumerate(zip(refs, per_ref)):
             unique: dict[tuple[int, int, str], Edit] = {}
             for e in (*hyp, *r_edits):
                 unique.setdefault(e.key, e)
             keys.append(list(unique))
             requests.append(WeightRequest(source, ref, tuple(apply_edits(source, [e]) for e in unique.values())))
+            owners.append((i, r))
     weights = iter(edit_weights(requests, similarity))
     key_lists = iter(keys)
     per_sentence: list[list[ErrantCounts]] = []
     candidates: list[list[Candidate]] = []
-    for hyp, per_ref in zip(hyp_edits, ref_edits):
+    degenerate = truncated_texts(requests, owners, similarity, "reference")
+    for i, (hyp, per_ref) in enumerate(zip(hyp_edits, ref_edits)):
         counts, cands = [], []
         for r, r_edits in enumerate(per_ref):
             w = dict(zip(next(key_lists), next(weights)))
+            if similarity is not None:
+                edits = {e.key: _as_sys(e) for e in (*hyp, *r_edits)}
+                degenerate += zero_weight_edits(i, "reference", r, {edits[k]: v for k, v in w.items()},
+                                                {_as_sys(e) for e in hyp})
             c = weighted_errant_counts(hyp, r_edits, w)
             counts.append(c)
             ref_keys = {e.key for e in r_edits}
@@ -251,7 +331,7 @@ def score_errant(sources: Sequence[str], hypotheses: Sequence[str], references: 
         p, r, f = (sum(getattr(s, name) for s in results) / n for name in ("precision", "recall", "f"))
     else:
         p, r, f = fscore.prf(agg.corpus)
-    return PTResult(variant, p, r, f, tuple(results))
+    return PTResult(variant, p, r, f, tuple(results), tuple(merge(degenerate)))
 
 
 def _as_sys(edit: Edit) -> SysEdit:
@@ -325,7 +405,7 @@ def sentence_record(sentence: SentenceResult, variant: str) -> dict:
 
 
 def signature(variant: str, scorer: str, similarity: Similarity | None, beta: float, max_unchanged_words: int,
-              gold: str) -> str:
+              gold: str, robust: bool = False) -> str:
     """The version signature of a PT-M² / PT-ERRANT result."""
     settings: dict[str, object] = {"variant": variant, "scorer": scorer}
     if similarity is not None:
@@ -335,6 +415,7 @@ def signature(variant: str, scorer: str, similarity: Similarity | None, beta: fl
     if variant in ("m2", "sentm2"):
         settings["max_unchanged_words"] = max_unchanged_words
     settings["gold"] = gold
+    settings["robust"] = robust
     return make_signature("pt_m2", settings)
 
 
@@ -375,7 +456,7 @@ def run(sources: Sequence[str], predictions: Sequence[str], references: Sequence
         else:
             gold, texts = gold_from_references(sources, refs, progress=progress)
         result = score_m2(sources, predictions, gold, reference_texts=texts,
-                          max_unchanged_words=opts["max_unchanged_words"], **common)
+                          max_unchanged_words=opts["max_unchanged_words"], robust=opts["robust"], **common)
     else:
         if not given:
             refs = m2_references(gold)
@@ -385,12 +466,13 @@ def run(sources: Sequence[str], predictions: Sequence[str], references: Sequence
     who = "annotator" if variant in ("m2", "sentm2") else "reference"
     sentences = [{f_key: s.f, "precision": s.precision, "recall": s.recall, who: s.chosen,
                   "counts": [list(c.counts) for c in s.candidates]} for s in result.sentences]
-    details = {"edits": records} if opts["return_edits"] else {}
+    details: dict[str, Any] = {"edits": records} if opts["return_edits"] else {}
+    details["degenerate_sentences"] = list(result.degenerate)  # reported once, with the input layer's, by the registry
     return MetricResult(
         "pt_m2", {"precision": result.precision, "recall": result.recall, f_key: result.f, "score": result.f},
         f_key, sentences, corpus_statistic(result, variant, beta),
         signature(variant, scorer, similarity, beta, opts["max_unchanged_words"],
-                  "m2" if gold_m2 is not None else "references"),
+                  "m2" if gold_m2 is not None else "references", opts["robust"]),
         details, sentence_output=[s.f for s in result.sentences])
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import functools
 import html
 import logging
-from typing import Any, Callable
+from typing import Any, Callable, Mapping
 
 from gecscore.spaces.inputs import InputError
 
@@ -29,9 +29,23 @@ def error_box(message: str) -> str:
             f'padding:0.6em 0.9em;border-radius:6px"><b>Could not score:</b> {html.escape(message)}</div>')
 
 
-def ok_box(message: str) -> str:
-    """Markdown for the status line after a successful run."""
-    return f"\u2713 {message}"
+def ok_box(message: str, result: Mapping[str, Any] | None = None) -> str:
+    """Markdown for the status line after a successful run, with the degenerate sentences of `result` named."""
+    return f"\u2713 {message}" + degenerate_note(result)
+
+
+def degenerate_note(result: Mapping[str, Any] | None) -> str:
+    """' ⚠ ...' naming the flagged sentences (1-based, as the tables number them) and why, or ''."""
+    records = (result or {}).get("degenerate_sentences") or []
+    if not records:
+        return ""
+    reasons: dict[str, list[int]] = {}
+    for record in records:
+        reasons.setdefault(record["reason"], []).append(record["index"] + 1)
+    parts = [f"{reason}: sentence {', '.join(map(str, sorted(set(rows))[:8]))}" for reason, rows in reasons.items()]
+    mode = "robust" if "robust:True" in str((result or {}).get("signature", "")) else "published"
+    return (f" \u26a0 Degenerate — {'; '.join(parts)} ({mode} mode; see `degenerate_sentences` in the result and the "
+            "card's robust mode).")
 
 
 def guarded(n_results: int) -> Callable[[Callable[..., tuple]], Callable[..., tuple]]:

@@ -74,4 +74,4 @@ def corpus_outputs(metric: str, sources: Sequence[str], predictions: Sequence[st
     details = {k: result[k] for k in drop if k in result}
     path = json_download(metric, {"metric": metric, "settings": dict(settings), "corpus": corpus, "sentences": rows,
                                   "details": details})
-    return ok_box(f"Scored {len(rows)} sentences."), corpus, sentence_table(rows), path
+    return ok_box(f"Scored {len(rows)} sentences.", result), corpus, sentence_table(rows), path

@@ -4,7 +4,7 @@ Read top-down: `metric.py` (settings, edits → vectors → transport → counts
 vectors, masses and the transport itself), `plot.py` (the transport heatmap). `SPEC` declares the options once.
 """
 
-from gecscore.common.options import MetricSpec, Option
+from gecscore.common.options import MetricSpec, Option, input_options
 
 SPEC = MetricSpec(
     name="uot_errant",
@@ -32,10 +32,8 @@ SPEC = MetricSpec(
         Option("batch_size", "int", 32, "sentences per forward pass", minimum=1, variants=("uot",)),
         Option("device", "device", None, "'cpu', 'cuda', 'cuda:1', 'mps' (None: cuda when available)", nullable=True,
                variants=("uot",)),
-        Option("robust", "bool", False, "take zero-mass edits out of the transport and cap transported mass, so "
-               "every score is finite and in [0, 1] (False: the reference's behaviour; see the card's *Degenerate "
-               "transports and robust mode*)"),
-        Option("tokenize", "bool", False, "tokenise raw text with spaCy first"),
+        *input_options(robust="zero-mass edits leave the transport and transported mass is capped (see the card's "
+                       "*Degenerate transports and robust mode*)"),
         Option("return_sentence_scores", "bool", False, "also return per-sentence scores (aliases "
                "`sentence_scores`, `sentences`)", kind="output"),
         Option("return_alignments", "bool", False, "also return edits, vector norms and transport plans per "

@@ -17,6 +17,9 @@ from typing import TYPE_CHECKING, Any, Mapping, Sequence
 import numpy as np
 from tqdm.auto import tqdm
 
+from gecscore.common.degenerate import (
+    DEGENERATE_TRANSPORT, OVER_TRANSPORT, TRUNCATED, ZERO_WEIGHT_EDITS, DegenerateOutputWarning, flag, merge,
+)
 from gecscore.common.errant_scoring import errant_greedy
 from gecscore.common.edits import Edit, get_extractor, tokenize as spacy_tokenize
 from gecscore.common.results import MetricResult, split_output
@@ -38,8 +41,11 @@ DEFAULT_MODEL: str = _DEFAULTS["model"]
 VARIANTS = SPEC.variants
 
 
-class DegenerateTransportWarning(UserWarning):
-    """Some transports hit POT's numerical failure modes; their scores follow the reference but are not sound."""
+class DegenerateTransportWarning(DegenerateOutputWarning):
+    """Some transports hit POT's numerical failure modes; their scores follow the reference but are not sound.
+
+    Raised by `UOTErrant` used directly; through the registry (evaluate module, CLI, Spaces) the one summary
+    `DegenerateOutputWarning` covers these sentences with every other degenerate one."""
 
 
 @dataclass(frozen=True)
@@ -189,8 +195,8 @@ def run_systems(sources: Sequence[str], systems: Mapping[str, Sequence[str]], re
                 progress: bool = False, **options: Any) -> dict[str, MetricResult]:
     """Score several systems against shared references in the one result protocol (every text embedded once)."""
     opts = SPEC.resolve(options)
-    config = UOTConfig(**{k: v for k, v in opts.items() if k not in SPEC.names("output")})
-    results = UOTErrant(config, progress=progress).score_systems(sources, systems, references)
+    config = UOTConfig(**{k: v for k, v in opts.items() if k in SPEC.names("setting")})
+    results = UOTErrant(config, progress=progress, warn=False).score_systems(sources, systems, references)
     return {name: _protocol(result, opts["return_alignments"]) for name, result in results.items()}
 
 
@@ -213,13 +219,14 @@ class UOTErrant:
     """Scores systems with UOT-ERRANT (or plain ERRANT, `variant='errant'`) against shared references."""
 
     def __init__(self, config: UOTConfig | None = None, *, nlp: Language | None = None, encoder: Any = None,
-                 progress: bool = False, **options: Any) -> None:
+                 progress: bool = False, warn: bool = True, **options: Any) -> None:
         self.config = config if config is not None else UOTConfig(**options)
         if config is not None and options:
             raise TypeError("give either `config` or keyword options, not both")
         self._nlp = nlp
         self._encoder = encoder
         self.progress = progress
+        self.warn = warn  # the registry reports every degenerate sentence in one warning instead
 
     @property
     def encoder(self) -> Any:
@@ -249,6 +256,8 @@ class UOTErrant:
             if len(hyps[name]) != n:
                 raise ValueError(f"{label} has {len(hyps[name])} sentences but `sources` has {n}")
         refs = check_references(references, n)
+        if cfg.variant == "uot":
+            self.encoder.check_max_length(cfg.max_length)  # before spaCy and the encoder do any work
         sources, hyps, refs = self._prepare_text(sources, hyps, refs)
 
         extractor = get_extractor(self._nlp)
@@ -268,7 +277,24 @@ class UOTErrant:
         vectors = self._edit_vectors(sets)
         cursor = iter(vectors)
         ref_sets = [[next(cursor) for _ in rs] for rs in ref_edits]
-        return {name: self._uot_result([next(cursor) for _ in range(n)], ref_sets, name) for name in names}
+        results = {name: self._uot_result([next(cursor) for _ in range(n)], ref_sets, name) for name in names}
+        cut = self._truncated(sources, refs)
+        for name, result in results.items():
+            result.degenerate = merge(result.degenerate, cut["sources"], cut["references"],
+                                      self._truncated_texts(hyps[name], "prediction"))
+        return results
+
+    def _truncated(self, sources: list[str], refs: list[list[str]]) -> dict[str, list[dict[str, Any]]]:
+        """TRUNCATED records of the sources and of the references (by example index)."""
+        flat = [(i, r) for i, rs in enumerate(refs) for r in rs]
+        by_ref = self._truncated_texts([r for _, r in flat], "reference")
+        return {"sources": self._truncated_texts(sources, "source"),
+                "references": [{**record, "index": flat[record["index"]][0]} for record in by_ref]}
+
+    def _truncated_texts(self, texts: list[str], role: str) -> list[dict[str, Any]]:
+        limit = self.config.max_length
+        lengths = self.encoder.token_lengths(texts)
+        return [flag(i, TRUNCATED, text=role, tokens=n, limit=limit) for i, n in enumerate(lengths) if n > limit]
 
     # ---------------------------------------------------------------------------------------------
     def _prepare_text(self, sources: list[str], hyps: dict[str, list[str]], refs: list[list[str]]
@@ -331,21 +357,23 @@ class UOTErrant:
                               reg_m=cfg.reg_m, robust=cfg.robust)
                 row.append(typed_transport_counts(hyp.edits, ref.edits, hyp.masses, ref.masses, t))
                 row_t.append(t)
+                if t.over_transport:
+                    degenerate.append(flag(i, OVER_TRANSPORT, reference=r))
                 if t.issues or t.dropped_hyp or t.dropped_ref:
-                    degenerate.append({"index": i, "reference": r, "issues": list(t.issues),
-                                       "dropped_hyp_edits": list(t.dropped_hyp),
-                                       "dropped_ref_edits": list(t.dropped_ref)})
+                    degenerate.append(flag(i, DEGENERATE_TRANSPORT if t.issues else ZERO_WEIGHT_EDITS, reference=r,
+                                           issues=list(t.issues), dropped_hyp_edits=list(t.dropped_hyp),
+                                           dropped_ref_edits=list(t.dropped_ref)))
             per_sentence.append(row)
             transports.append(row_t)
         if cfg.robust:
-            unsound = sorted({d["index"] for d in degenerate if any("non-finite" in x for x in d["issues"])})
+            unsound = sorted({d["index"] for d in degenerate if any("non-finite" in x for x in d.get("issues", ()))})
             message = "non-finite transport plans (nothing transported there)"
         else:
-            unsound = sorted({d["index"] for d in degenerate if d["issues"]})
+            unsound = sorted({d["index"] for d in degenerate if d.get("issues")})
             message = ("degenerate transports (zero-mass edits or POT numerical errors); their scores reproduce "
                        "the reference implementation and can exceed 1. See `degenerate_sentences`, or pass "
                        "robust=True")
-        if unsound:
+        if unsound and self.warn:
             shown = ", ".join(map(str, unsound[:10])) + (", ..." if len(unsound) > 10 else "")
             warnings.warn(f"UOT-ERRANT ({name}): {len(unsound)} sentence(s) [{shown}] have {message}.",
                           DegenerateTransportWarning, stacklevel=3)

@@ -86,6 +86,8 @@ class Transport:
     issues: tuple[str, ...] = ()
     dropped_hyp: tuple[int, ...] = ()
     dropped_ref: tuple[int, ...] = ()
+    #: Some edit sends or receives more than its mass (robust mode caps it; the default keeps it, so F can pass 1).
+    over_transport: bool = False
 
     @property
     def degenerate(self) -> bool:
@@ -104,6 +106,12 @@ def _solve(hyp_vectors: np.ndarray, ref_vectors: np.ndarray, a: np.ndarray, b: n
         plan = ot.unbalanced.sinkhorn_stabilized_unbalanced(a, b, cost_matrix, reg=reg, reg_m=reg_m, reg_type="kl")
     messages = tuple(dict.fromkeys(str(w.message) for w in caught))
     return np.asarray(plan), messages
+
+
+def _over(plan: np.ndarray, a: np.ndarray, b: np.ndarray) -> bool:
+    """Whether some edit sends or receives more than its mass (what `_cap` changes)."""
+    with np.errstate(invalid="ignore"):
+        return bool(np.any(plan.sum(axis=1) > a) or np.any(plan.sum(axis=0) > b))
 
 
 def _cap(plan: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -135,7 +143,8 @@ def transport(hyp_vectors: np.ndarray, ref_vectors: np.ndarray, a: np.ndarray, b
             issues.append("non-finite transport plan")
         elif plan.sum() > EXPLOSION_FACTOR * max(float(a.sum()), float(b.sum())):
             issues.append(f"transported mass {float(plan.sum()):.6g} exceeds {EXPLOSION_FACTOR:g}x the available mass")
-        return Transport(plan, plan.sum(axis=1), plan.sum(axis=0), messages, tuple(issues))
+        return Transport(plan, plan.sum(axis=1), plan.sum(axis=0), messages, tuple(issues),
+                         over_transport=_over(plan, a, b))
 
     hyp_norms = np.linalg.norm(hyp_vectors, axis=-1)
     ref_norms = np.linalg.norm(ref_vectors, axis=-1)
@@ -146,14 +155,16 @@ def transport(hyp_vectors: np.ndarray, ref_vectors: np.ndarray, a: np.ndarray, b
     plan = np.zeros((n, m), dtype=dtype)
     messages: tuple[str, ...] = ()
     issues: list[str] = []
+    over = False
     if len(keep_h) and len(keep_r):
         sub, messages = _solve(hyp_vectors[keep_h], ref_vectors[keep_r], a[keep_h], b[keep_r], cost, reg, reg_m)
         if np.all(np.isfinite(sub)):
+            over = _over(sub, a[keep_h], b[keep_r])
             plan[np.ix_(keep_h, keep_r)] = _cap(sub, a[keep_h], b[keep_r])
         else:
             issues.append("non-finite transport plan (robust: nothing transported)")
     issues += list(messages)
-    return Transport(plan, plan.sum(axis=1), plan.sum(axis=0), messages, tuple(issues), dropped_h, dropped_r)
+    return Transport(plan, plan.sum(axis=1), plan.sum(axis=0), messages, tuple(issues), dropped_h, dropped_r, over)
 
 
 def typed_transport_counts(hyp_edits: Sequence[Edit], ref_edits: Sequence[Edit], a: np.ndarray, b: np.ndarray,

@@ -1,0 +1,79 @@
+"""Degenerate sentences: the ones whose score a metric computes but cannot vouch for, in one record format.
+
+Every metric returns `degenerate_sentences`: one record per flagged (sentence, reason), `{"index": i, "reason":
+REASON, ...details}`, sorted by index, and `report` emits one `DegenerateOutputWarning` per system that summarises
+them. The reasons are the constants below; a metric adds details (which reference, which edits, how many tokens).
+
+`robust=True` means the same for every metric: scores stay in [0, 1]; an empty (or whitespace-only) prediction of
+a non-empty source is scored as the unchanged source (`robust_predictions`), so it can never score above leaving
+the sentence alone; edits the metric cannot see (zero-mass UOT edits, CLEME2.0 chunks whose weights are float
+noise) are handled by the metric's explicit rule, which its card states. Without `robust`, the published metric's
+number is returned and the sentence is only flagged. Sentences that are not flagged score the same in both modes.
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any, Iterable, Sequence
+
+EMPTY_PREDICTION = "empty prediction"
+TRUNCATED = "truncated"
+DEGENERATE_TRANSPORT = "degenerate transport"
+NOISE_WEIGHTS = "float-noise weights"
+ZERO_WEIGHT_EDITS = "zero-weight edits"
+OVER_TRANSPORT = "over-transport"
+INCONSISTENT_COUNTS = "inconsistent counts"  # more correct edits than proposed or gold ones (PT-M2, M²)
+REASONS = (EMPTY_PREDICTION, TRUNCATED, DEGENERATE_TRANSPORT, OVER_TRANSPORT, NOISE_WEIGHTS, ZERO_WEIGHT_EDITS,
+           INCONSISTENT_COUNTS)
+
+
+class DegenerateOutputWarning(UserWarning):
+    """Some sentences are degenerate for the metric (see the result's `degenerate_sentences`)."""
+
+
+def flag(index: int, reason: str, **details: Any) -> dict[str, Any]:
+    """One degenerate-sentence record."""
+    if reason not in REASONS:
+        raise AssertionError(f"unknown degenerate reason {reason!r}")
+    return {"index": int(index), "reason": reason, **details}
+
+
+def empty_predictions(sources: Sequence[str], predictions: Sequence[str]) -> list[dict[str, Any]]:
+    """Records for predictions that are empty or whitespace while their source has text."""
+    return [flag(i, EMPTY_PREDICTION) for i, (src, hyp) in enumerate(zip(sources, predictions))
+            if not hyp.strip() and src.strip()]
+
+
+def robust_predictions(sources: Sequence[str], predictions: Sequence[str]) -> list[str]:
+    """The predictions with every empty prediction of a non-empty source replaced by its source (robust mode)."""
+    return [src if not hyp.strip() and src.strip() else hyp for src, hyp in zip(sources, predictions)]
+
+
+def truncated(lengths: Iterable[int], limit: int, **details: Any) -> list[dict[str, Any]]:
+    """Records for the sentences whose token count (special tokens included) exceeds the encoder's `limit`."""
+    return [flag(i, TRUNCATED, tokens=int(n), limit=int(limit), **details)
+            for i, n in enumerate(lengths) if n > limit]
+
+
+def merge(*groups: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
+    """All records, sorted by sentence index (stable within a sentence)."""
+    return sorted((r for group in groups for r in group), key=lambda r: r["index"])
+
+
+def report(metric: str, system: str, records: Sequence[dict[str, Any]], *, robust: bool) -> None:
+    """One warning summarising `records` (nothing when there are none)."""
+    if not records:
+        return
+    by_reason: dict[str, list[int]] = {}
+    for record in records:
+        by_reason.setdefault(record["reason"], []).append(record["index"])
+    parts = []
+    for reason, indices in by_reason.items():
+        distinct = sorted(set(indices))
+        shown = ", ".join(map(str, distinct[:8])) + (", ..." if len(distinct) > 8 else "")
+        parts.append(f"{reason}: {len(distinct)} [{shown}]")
+    who = metric if system == "system" else f"{metric} ({system})"
+    mode = ("robust=True handled them by the rules in the card" if robust else
+            "their scores follow the published metric; pass robust=True for the card's safe rules")
+    warnings.warn(f"{who}: degenerate sentences — {'; '.join(parts)}. See `degenerate_sentences`; {mode}.",
+                  DegenerateOutputWarning, stacklevel=3)

@@ -1,0 +1,121 @@
+"""The one input layer: every sentence given to any metric (evaluate module, CLI, Spaces, Trainer hook, registry)
+passes here before any work starts.
+
+- Control characters (and line breaks inside a sentence) are refused with the argument, sentence and column: no
+  metric can say what they mean.
+- Invisible characters (Unicode format characters such as zero-width spaces, soft hyphens, direction marks, a
+  stray byte-order mark) and text not in Unicode NFC look identical to clean text but change tokens, edits and
+  encoder inputs, so a visually perfect correction can score 0. They are reported in one `TextHygieneWarning`
+  naming sentence and column, and changed only when the user asks: `normalize=True` removes the invisible
+  characters and applies NFC to sources, predictions and references alike (recorded in the signature).
+- Sentences longer than `max_tokens` whitespace tokens are refused up front, naming the sentence, its length and
+  the option, because the edit alignment is quadratic in the length (a 5,000-token sentence takes minutes).
+- Empty or whitespace-only predictions of non-empty sources are flagged as degenerate; with `robust=True` they are
+  scored as the unchanged source (`gecscore.common.degenerate`).
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+import warnings
+from dataclasses import dataclass, field
+from typing import Any, Mapping, Sequence
+
+from gecscore.common.degenerate import empty_predictions, robust_predictions
+from gecscore.common.validation import check_references, check_texts
+
+#: Control characters refused inside a sentence (the tab is whitespace; a line break would start a new line).
+_CONTROL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f-\x9f\u2028\u2029]")
+
+
+class TextHygieneWarning(UserWarning):
+    """Some sentences hold invisible characters or text not in NFC (see `normalize=True`)."""
+
+
+@dataclass
+class Prepared:
+    """Checked (and, when asked, normalised) texts with the degenerate records found on the way."""
+
+    sources: list[str]
+    systems: dict[str, list[str]]
+    references: list[list[str]] | None
+    flags: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+
+
+def control_problem(text: str) -> tuple[int, str] | None:
+    """(1-based column, `U+XXXX`) of the first refused control character of one sentence, else None."""
+    match = _CONTROL.search(text)
+    return None if match is None else (match.start() + 1, f"U+{ord(match.group()):04X}")
+
+
+def hygiene_problem(text: str) -> tuple[int, str] | None:
+    """(1-based column, what) of the first invisible character or non-NFC character of `text`, else None."""
+    for column, char in enumerate(text, 1):
+        if unicodedata.category(char) == "Cf":
+            return column, f"invisible character U+{ord(char):04X} ({unicodedata.name(char, 'format character')})"
+    if not unicodedata.is_normalized("NFC", text):
+        column = next(k for k in range(1, len(text) + 1) if not unicodedata.is_normalized("NFC", text[:k]))
+        return column, f"text not in Unicode NFC (U+{ord(text[column - 1]):04X}; normalize=True composes it)"
+    return None
+
+
+def normalize_text(text: str) -> str:
+    """`text` without invisible (format) characters, in NFC."""
+    return unicodedata.normalize("NFC", "".join(c for c in text if unicodedata.category(c) != "Cf"))
+
+
+def check_clean(name: str, texts: Sequence[str], *, normalize: bool, max_tokens: int | None,
+                found: list[str]) -> list[str]:
+    """`texts` checked (control characters, length), normalised when asked; hygiene findings go to `found`."""
+    out = []
+    for i, text in enumerate(texts):
+        where = f"`{name}[{i}]`" if "[" not in name else f"`{name}`".replace("[]", f"[{i}]")
+        problem = control_problem(text)
+        if problem is not None:
+            raise ValueError(f"{where} has control character {problem[1]} at column {problem[0]}; remove it "
+                             "(no metric can say what it means)")
+        if max_tokens is not None:
+            length = len(text.split())
+            if length > max_tokens:
+                raise ValueError(f"{where} has {length} tokens, more than max_tokens={max_tokens}; pass "
+                                 f"max_tokens={length} (or None) to score it anyway — edit alignment time grows "
+                                 "with the square of the length")
+        hygiene = hygiene_problem(text)
+        if hygiene is not None:
+            found.append(f"{where} column {hygiene[0]}: {hygiene[1]}")
+            if normalize:
+                text = normalize_text(text)
+        out.append(text)
+    return out
+
+
+def prepare(sources: Any, systems: Mapping[str, Any], references: Any, *, normalize: bool = False,
+            max_tokens: int | None = None, robust: bool = False) -> Prepared:
+    """Every input checked before any work; see the module docstring for what happens to what."""
+    sources = check_texts("sources", sources)
+    n = len(sources)
+    found: list[str] = []
+    sources = check_clean("sources", sources, normalize=normalize, max_tokens=max_tokens, found=found)
+    checked: dict[str, list[str]] = {}
+    for system, predictions in systems.items():
+        label = "predictions" if len(systems) == 1 else f"predictions of {system!r}"
+        predictions = check_texts(label, predictions)
+        if len(predictions) != n:
+            raise ValueError(f"{label} has {len(predictions)} sentences but `sources` has {n}")
+        checked[system] = check_clean(label, predictions, normalize=normalize, max_tokens=max_tokens, found=found)
+    refs = None
+    if references is not None:
+        refs = check_references(references, n)
+        refs = [check_clean(f"references[{i}][]", group, normalize=normalize, max_tokens=max_tokens, found=found)
+                for i, group in enumerate(refs)]
+    if found:
+        shown = "; ".join(found[:5]) + (f"; ... ({len(found)} in all)" if len(found) > 5 else "")
+        action = "normalised (normalize=True)" if normalize else "scored as given; pass normalize=True to clean them"
+        warnings.warn(f"{len(found)} sentence(s) hold invisible or non-NFC characters that change tokens and edits "
+                      f"without changing how the text looks — {shown}. They were {action}.",
+                      TextHygieneWarning, stacklevel=3)
+    flags = {system: empty_predictions(sources, predictions) for system, predictions in checked.items()}
+    if robust:
+        checked = {system: robust_predictions(sources, predictions) for system, predictions in checked.items()}
+    return Prepared(sources, checked, refs, flags)

@@ -1,0 +1,193 @@
+"""Random bad input against every entry point: a result in range with degeneracy flagged, or an error naming the
+argument — never another exception, never past the time limit. The full matrix also regenerates docs/bad-input.md."""
+
+from __future__ import annotations
+
+import math
+import unicodedata
+import warnings
+
+import pytest
+from hypothesis import HealthCheck, assume, given, settings, strategies as st
+
+from bad_inputs import CASES, FAST_OPTIONS, HYP, KINDS, REF, REPO, SRC, check, markdown, matrix
+from gecscore import registry
+from gecscore.cli import main
+from gecscore.common.inputs import TextHygieneWarning
+
+FAST = settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+CONTROL = [chr(c) for c in (*range(0, 9), *range(10, 32), 127, 0x85, 0x9F)]
+INVISIBLE = ["\u200b", "\u200c", "\u200d", "\u2060", "\u00ad", "\u200e", "\u202e", "\ufeff"]
+METRICS = st.sampled_from(sorted(FAST_OPTIONS))
+
+
+def run_fast(metric, sources=SRC, predictions=HYP, references=REF, **options):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return registry.run(metric, list(sources), list(predictions), [list(r) for r in references],
+                            **FAST_OPTIONS[metric], **options)
+
+
+@pytest.mark.timeout(300)
+@FAST
+@given(metric=METRICS, where=st.sampled_from(["sources", "predictions", "references"]), row=st.integers(0, 1),
+       char=st.sampled_from(CONTROL), at=st.floats(0, 1))
+def test_a_control_character_is_refused_with_argument_sentence_and_column(metric, where, row, char, at):
+    texts = {"sources": list(SRC), "predictions": list(HYP), "references": [list(r) for r in REF]}
+    target = texts[where][row][0] if where == "references" else texts[where][row]
+    column = int(at * len(target))
+    bad = target[:column] + char + target[column:]
+    if where == "references":
+        texts[where][row][0] = bad
+    else:
+        texts[where][row] = bad
+    name = f"`{where}[{row}][0]`" if where == "references" else f"`{where}[{row}]`"
+    with pytest.raises(ValueError, match=rf"{name.replace('[', '.').replace(']', '.')} has control character "
+                                         rf"U\+{ord(char):04X} at column {column + 1}\b"):
+        run_fast(metric, **texts)
+
+
+@pytest.mark.timeout(300)
+@FAST
+@given(metric=METRICS, row=st.integers(0, 1), char=st.sampled_from(INVISIBLE), at=st.floats(0, 1))
+def test_invisible_characters_are_reported_and_normalised_only_on_request(metric, row, char, at):
+    predictions = list(HYP)
+    column = int(at * len(predictions[row]))
+    predictions[row] = predictions[row][:column] + char + predictions[row][column:]
+    with pytest.warns(TextHygieneWarning, match=rf"`predictions\[{row}\]` column {column + 1}: invisible"):
+        registry.run(metric, SRC, predictions, REF, **FAST_OPTIONS[metric])
+    cleaned = run_fast(metric, predictions=predictions, normalize=True)
+    assert cleaned.scores == run_fast(metric).scores
+    assert "normalize:nfc" in cleaned.signature
+
+
+@pytest.mark.timeout(300)
+@FAST
+@given(metric=METRICS, word=st.sampled_from(["café", "naïve", "Ångström", "résumé"]))
+def test_non_nfc_text_is_reported_and_composed_on_request(metric, word):
+    decomposed = unicodedata.normalize("NFD", word)
+    assume(decomposed != word)
+    predictions = [HYP[0], f"She likes {decomposed} ."]
+    references = [REF[0], [f"She likes {word} ."]]
+    with pytest.warns(TextHygieneWarning, match=r"`predictions\[1\]` column \d+: text not in Unicode NFC"):
+        registry.run(metric, SRC, predictions, references, **FAST_OPTIONS[metric])
+    composed = run_fast(metric, predictions=[HYP[0], f"She likes {word} ."], references=references)
+    assert run_fast(metric, predictions=predictions, references=references, normalize=True).scores == composed.scores
+
+
+@pytest.mark.timeout(300)
+@FAST
+@given(metric=METRICS, empty=st.lists(st.sampled_from(["", " ", "\t", "   "]), min_size=2, max_size=2),
+       keep=st.lists(st.booleans(), min_size=2, max_size=2))
+def test_empty_predictions_are_flagged_and_robust_scores_them_as_the_source(metric, empty, keep):
+    predictions = [hyp if k else e for hyp, e, k in zip(HYP, empty, keep)]
+    flagged = [i for i, k in enumerate(keep) if not k]
+    default = run_fast(metric, predictions=predictions)
+    robust = run_fast(metric, predictions=predictions, robust=True)
+    for result in (default, robust):
+        assert [d["index"] for d in result.details["degenerate_sentences"]
+                if d["reason"] == "empty prediction"] == flagged
+        assert math.isfinite(result.score) and 0 <= result.score <= 1
+    unchanged = [hyp if k else src for hyp, src, k in zip(HYP, SRC, keep)]
+    assert robust.scores == run_fast(metric, predictions=unchanged).scores
+    assert "robust:True" in robust.signature and "robust:False" in default.signature
+
+
+@pytest.mark.timeout(300)
+@FAST
+@given(metric=METRICS, length=st.integers(701, 1500), where=st.sampled_from(["sources", "predictions"]))
+def test_an_over_long_sentence_is_refused_before_any_work(metric, length, where):
+    texts = {"sources": list(SRC), "predictions": list(HYP)}
+    texts[where][1] = " ".join(["w"] * length)
+    with pytest.raises(ValueError, match=rf"`{where}\[1\]` has {length} tokens, more than max_tokens=700; pass "
+                                         rf"max_tokens={length}"):
+        run_fast(metric, **texts)
+
+
+ODD_VALUES = st.one_of(st.none(), st.booleans(), st.integers(-5, 5), st.floats(allow_nan=True), st.text(max_size=5),
+                       st.lists(st.floats(0, 1), max_size=5))
+
+
+@pytest.mark.timeout(300)
+@FAST
+@given(metric=st.sampled_from(registry.NAMES), data=st.data())
+def test_any_option_value_is_accepted_or_refused_by_name(metric, data):
+    name = data.draw(st.sampled_from(sorted(registry.allowed_options(metric))))
+    value = data.draw(ODD_VALUES)
+    try:
+        registry.check_options(metric, {name: value})
+    except (TypeError, ValueError) as error:
+        assert f"`{name}`" in str(error) or repr(name) in str(error)
+
+
+@pytest.mark.timeout(300)
+@FAST
+@given(raw=st.binary(max_size=60))
+def test_the_cli_never_crashes_on_arbitrary_bytes(raw, tmp_path_factory, capsys):
+    folder = tmp_path_factory.mktemp("bytes")
+    (folder / "src.txt").write_text("He go .\nShe like it .\n", encoding="utf-8")
+    (folder / "ref.txt").write_text("He goes .\nShe likes it .\n", encoding="utf-8")
+    (folder / "hyp.txt").write_bytes(raw)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        code = main(["score", "errant", "--sources", str(folder / "src.txt"), "--predictions", str(folder / "hyp.txt"),
+                     "--references", str(folder / "ref.txt"), "--json"])
+    out = capsys.readouterr()
+    assert code in (0, 2), out.err
+    if code == 2:
+        assert "--predictions" in out.err or "hyp.txt" in out.err or "predictions" in out.err, out.err
+
+
+def test_every_case_names_what_it_expects():
+    assert len(CASES) == len(KINDS) >= 17
+    for case in CASES:
+        assert case.expect in ("error", "flagged", "warned", "scored")
+        assert case.names or case.expect != "error", case.kind
+
+
+@pytest.mark.real_model
+@pytest.mark.timeout(1500)
+def test_the_matrix_holds_the_contract_and_the_page_is_current(tmp_path):
+    rows = matrix(tmp_path)
+    failures = []
+    for kind, row in rows.items():
+        for column, outcome in row.items():
+            try:
+                check(KINDS[kind], outcome, column.split(":")[0], files="evaluate" not in column)
+            except AssertionError as error:
+                failures.append(f"{column}: {error}")
+    assert not failures, "\n".join(failures)
+    page = (REPO / "docs" / "bad-input.md").read_text(encoding="utf-8")
+    assert page == markdown(rows), "docs/bad-input.md is out of date: run `make bad-input-doc`"
+
+
+@pytest.mark.timeout(300)
+@pytest.mark.parametrize("metric", ["uot_errant", "pt_m2", "cleme2", "impara_ged"])
+def test_a_compute_that_fails_validation_keeps_the_added_examples(metric, tiny_modernbert):
+    import evaluate
+
+    options = {"model": str(tiny_modernbert)} if metric == "impara_ged" else FAST_OPTIONS[metric]
+    module = evaluate.load(str(REPO / "metrics" / metric), **options)
+    batch = {"sources": SRC, "predictions": HYP}
+    if metric != "impara_ged":
+        batch["references"] = REF
+    module.add_batch(**batch)
+    with pytest.raises((TypeError, ValueError), match="`max_tokens`"):
+        module.compute(max_tokens=-1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        retried = module.compute()
+    direct = evaluate.load(str(REPO / "metrics" / metric), **options).compute(**batch)
+    assert {k: v for k, v in retried.items() if isinstance(v, float)} == \
+        {k: v for k, v in direct.items() if isinstance(v, float)}
+
+
+@pytest.mark.timeout(120)
+def test_a_missing_distributed_peer_is_named(tmp_path):
+    import evaluate
+
+    module = evaluate.load(str(REPO / "metrics" / "pt_m2"), variant="m2", scorer="self", num_process=2,
+                           process_id=0, experiment_id="gecscore-missing-peer", cache_dir=str(tmp_path), timeout=1)
+    with pytest.raises(ValueError, match=r"process 1 never arrived; process 0 waited \d+ s \(timeout=1\)"):
+        module.add_batch(sources=SRC, predictions=HYP, references=REF)
+        module.compute()
