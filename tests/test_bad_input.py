@@ -191,3 +191,54 @@ def test_a_missing_distributed_peer_is_named(tmp_path):
     with pytest.raises(ValueError, match=r"process 1 never arrived; process 0 waited \d+ s \(timeout=1\)"):
         module.add_batch(sources=SRC, predictions=HYP, references=REF)
         module.compute()
+
+
+@pytest.mark.timeout(300)
+@pytest.mark.parametrize("metric", ["uot_errant", "pt_m2", "cleme2"])
+def test_a_sentence_that_would_cost_the_encoder_too_much_is_refused_before_it_runs(metric, tiny_bert, nlp):
+    from bad_inputs import BUSY, BUSY_SOURCE
+
+    options = {"model": str(tiny_bert)} if metric == "uot_errant" else {"model": str(tiny_bert), "layer": 1}
+    sources, predictions, references = [BUSY_SOURCE, SRC[1]], [BUSY, HYP[1]], [[BUSY], REF[1]]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with pytest.raises(ValueError, match=r"`sources\[0\]`: .* would encode \d+ texts for this sentence .* "
+                                             r"pass max_tokens=\d+ \(or None\)"):
+            registry.run(metric, sources, predictions, references, **options)
+        assert 0 <= registry.run(metric, sources, predictions, references, max_tokens=None, robust=True,
+                                 **options).score <= 1
+
+
+@pytest.mark.timeout(300)
+@FAST
+@given(lengths=st.lists(st.integers(1, 600), min_size=1, max_size=80), max_tokens=st.integers(1, 900))
+def test_the_encoder_work_bound_refuses_exactly_what_exceeds_it(lengths, max_tokens):
+    from gecscore.common.inputs import WORK_PER_TOKEN, check_encoder_work
+
+    texts = [" ".join(["w"] * n) + f" {k}" for k, n in enumerate(lengths)]
+    cost = sum(min(n + 3, 512) for n in lengths)
+    if cost > WORK_PER_TOKEN * max_tokens:
+        with pytest.raises(ValueError, match=rf"`sources\[4\]`: X would encode {len(texts)} texts .* "
+                                             rf"pass max_tokens={-(-cost // WORK_PER_TOKEN)} "):
+            check_encoder_work("X", {4: texts}, 512, max_tokens)
+    else:
+        check_encoder_work("X", {4: texts}, 512, max_tokens)
+    check_encoder_work("X", {4: texts}, 512, None)
+
+
+@pytest.mark.timeout(300)
+@settings(max_examples=12, deadline=None)
+@given(metric=METRICS, run=st.sampled_from([1, 5, 30, 81, 120, 200]),
+       kind=st.sampled_from(["replace", "insert", "delete"]))
+def test_a_long_run_of_changes_is_refused_by_name_and_insertions_pass(metric, run, kind):
+    source = "He went home . " + " ".join(["the cat"] * 100) + " ."
+    changed = " ".join(["a dog"] * 100)
+    prediction = {"replace": f"He went home . {' '.join(changed.split()[:run])} " + " ".join(source.split()[4 + run:]),
+                  "insert": f"He went home . {' '.join(['big'] * run)} " + " ".join(source.split()[4:]),
+                  "delete": "He went home . " + " ".join(source.split()[4 + min(run, 200):])}[kind]
+    if kind == "replace" and run > 80:
+        with pytest.raises(ValueError, match=rf"`predictions\[0\]` changes {run} consecutive tokens of its source, "
+                                             rf"more than max_changed_run=80 .*; pass max_changed_run={run} "):
+            run_fast(metric, sources=[source], predictions=[prediction], references=[[source]])
+    else:
+        assert 0 <= run_fast(metric, sources=[source], predictions=[prediction], references=[[source]]).score <= 1

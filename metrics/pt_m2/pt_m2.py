@@ -74,6 +74,7 @@ class PtM2(GECMetric):
         )
 
     def _compute(self, sources, predictions, references=None, *, variant="sentm2", scorer="bertscore",
-                 model="bert-base-uncased", layer=None, beta=0.5, max_unchanged_words=2, device=None,
-                 robust=False, tokenize=False, normalize=False, max_tokens=700, gold_m2=None, sentence_scores=False, return_edits=False, progress=False):
+                 model="bert-base-uncased", layer=None, beta=0.5, max_unchanged_words=2, device=None, robust=False,
+                 tokenize=False, normalize=False, max_tokens=700, max_changed_run=80, gold_m2=None,
+                 sentence_scores=False, return_edits=False, progress=False):
         return self.score(sources, predictions, references, locals())

@@ -69,5 +69,6 @@ class UotErrant(GECMetric):
     def _compute(self, sources, predictions, references=None, *, variant="uot",
                  model="google/electra-base-discriminator", beta=0.5, vectorize="ref-remove", mass="norm",
                  cost="euclidean", reg=0.1, reg_m=0.1, max_length=128, batch_size=32, device=None, robust=False,
-                 tokenize=False, normalize=False, max_tokens=700, return_sentence_scores=False, return_alignments=False, progress=False):
+                 tokenize=False, normalize=False, max_tokens=700, max_changed_run=80, return_sentence_scores=False,
+                 return_alignments=False, progress=False):
         return self.score(sources, predictions, references, locals())

@@ -122,6 +122,7 @@ def run_systems(name: str, sources: Sequence[str] | None, systems: Mapping[str, 
     elif gold_m2 is not None and references is None:
         references = m2_references(read_m2_input(gold_m2, "gold_m2"))
     text = {k: options.pop(k, metric.option(k).default) for k in metric.names("text")}
+    options["max_tokens"] = text["max_tokens"]  # the metrics also bound their encoder work by it
     robust = options.get("robust", False)
     flags: dict[str, list[dict[str, Any]]] = {system: [] for system in systems}
     if not (replaced and sources is None):

@@ -125,7 +125,7 @@ class ClemeConfig:
 def chunk_weights(config: ClemeConfig, samples: Sequence[Sample], chunked: Sequence[Sequence[Sequence[Chunk]]],
                   labels: Sequence[Sequence[Sequence[str]]], *, similarity: Similarity | None = None,
                   rater: LLMRater | None = None, device: str | None = None,
-                  progress: bool = False) -> Weights | None:
+                  progress: bool = False, max_tokens: int | None = None) -> Weights | None:
     """Chunk weights per sentence, reference and chunk for `config.weighting` (None for unit weights)."""
     if config.weighting == "none":
         return None
@@ -137,7 +137,7 @@ def chunk_weights(config: ClemeConfig, samples: Sequence[Sample], chunked: Seque
     if config.weighting == "similarity":
         if similarity is None:
             similarity = BERTScoreSimilarity(str(config.model), layer=config.layer, device=device)
-        return similarity_weights(samples, chunked, labels, similarity)
+        return similarity_weights(samples, chunked, labels, similarity, max_tokens=max_tokens)
     if rater is None:
         rater = shared_model("llm_rater", (str(config.model), select_device(device)),
                              lambda: LLMRater(str(config.model), device=device))
@@ -207,7 +207,8 @@ def degenerate_weights(samples: Sequence[Sample], labels: Sequence[Sequence[Sequ
 
 def evaluate_samples(samples: Sequence[Sample], config: ClemeConfig, *, similarity: Similarity | None = None,
                      rater: LLMRater | None = None, device: str | None = None, sentences: bool = False,
-                     return_chunks: bool = False, progress: bool = False) -> dict[str, Any]:
+                     return_chunks: bool = False, progress: bool = False,
+                     max_tokens: int | None = None) -> dict[str, Any]:
     """Score prepared samples: the score, its indicators, counts of the chosen references, signature (and details).
 
     With similarity weighting, `degenerate_sentences` lists the NOISE_WEIGHTS and TRUNCATED sentences
@@ -221,7 +222,7 @@ def evaluate_samples(samples: Sequence[Sample], config: ClemeConfig, *, similari
     if config.weighting == "similarity" and similarity is None:
         similarity = BERTScoreSimilarity(str(config.model), layer=config.layer, device=device)
     weights = chunk_weights(config, samples, chunked, labels, similarity=similarity, rater=rater, device=device,
-                            progress=progress)
+                            progress=progress, max_tokens=max_tokens)
     degenerate: list[dict[str, Any]] = []
     if config.weighting == "similarity" and weights is not None and similarity is not None:
         degenerate = degenerate_weights(samples, labels, weights, similarity)
@@ -255,7 +256,8 @@ def cleme_score(sources: Sequence[str] | None = None, predictions: Sequence[str]
                 references: Sequence[Sequence[str]] | None = None, *, hyp_m2: str | Path | None = None,
                 ref_m2: str | Path | None = None, similarity: Similarity | None = None,
                 rater: LLMRater | None = None, device: str | None = None, sentences: bool = False,
-                return_chunks: bool = False, progress: bool = False, **settings: Any) -> dict[str, Any]:
+                return_chunks: bool = False, progress: bool = False, max_tokens: int | None = None,
+                **settings: Any) -> dict[str, Any]:
     """CLEME2.0 / CLEME on whitespace-tokenised sentences (edits by ERRANT) or on M2 (`hyp_m2` + `ref_m2`).
 
     `settings` are the fields of `ClemeConfig` (variant, level, assumption, weighting, alpha, beta, release,
@@ -282,7 +284,7 @@ def cleme_score(sources: Sequence[str] | None = None, predictions: Sequence[str]
             predictions = robust_predictions(sources, predictions)
         samples = samples_from_text(sources, predictions, references, progress=progress)
     return evaluate_samples(samples, config, similarity=similarity, rater=rater, device=device, sentences=sentences,
-                            return_chunks=return_chunks, progress=progress)
+                            return_chunks=return_chunks, progress=progress, max_tokens=max_tokens)
 
 
 def prepare_text(sources: Any, predictions: Any, references: Any, *, tokenize: bool
@@ -318,7 +320,7 @@ def run(sources: Sequence[str] | None = None, predictions: Sequence[str] | None 
     config = ClemeConfig(**settings)
     out = cleme_score(sources, predictions, references, hyp_m2=opts["hyp_m2"], ref_m2=opts["ref_m2"],
                       device=opts["device"], sentences=True, return_chunks=opts["return_chunks"],
-                      progress=progress, **settings)
+                      progress=progress, max_tokens=opts["max_tokens"], **settings)
     entries = out.pop("sentences")
     signature = out.pop("signature")
     scores, details = split_output(out)

@@ -23,6 +23,7 @@ from tqdm.auto import tqdm
 from gecscore.cleme2.chunks import FN, TN, Chunk, Sample
 from gecscore.common.edit_impact import Similarity, WeightRequest, edit_weights
 from gecscore.common.encoders import load_model, resolve_model, select_device
+from gecscore.common.inputs import check_encoder_work
 
 if TYPE_CHECKING:
     import transformers
@@ -44,20 +45,27 @@ def _weighed_chunks(chunked: Sequence[Sequence[Chunk]], ref: int, label: str) ->
 
 
 def similarity_weights(samples: Sequence[Sample], chunked: Sequence[Sequence[Sequence[Chunk]]],
-                       labels: Sequence[Sequence[Sequence[str]]], similarity: Similarity) -> Weights:
+                       labels: Sequence[Sequence[Sequence[str]]], similarity: Similarity, *,
+                       max_tokens: int | None = None) -> Weights:
     """Weights of every chunk for every reference, all pairs scored in one `similarity` call.
 
     `similarity` is a `gecscore.common.edit_impact.Similarity` (e.g. `BERTScoreSimilarity`); each distinct pair is scored
-    once (the reference code scores FP chunks twice).
+    once (the reference code scores FP chunks twice). A sentence whose pseudo sentences would cost more than
+    `max_tokens` allows is refused before the encoder runs (`check_encoder_work`).
     """
     requests, todo = [], []
-    for sample, chunks, sample_labels in zip(samples, chunked, labels, strict=True):
+    by_sentence: dict[int, list[str]] = {}
+    for i, (sample, chunks, sample_labels) in enumerate(zip(samples, chunked, labels, strict=True)):
         for r, ref_labels in enumerate(sample_labels):
             weighed = [j for j, label in enumerate(ref_labels) if label != TN]
             pseudo = tuple(pseudo_sentence(_weighed_chunks(chunks, r, ref_labels[j]), j) or sample.source
                            for j in weighed)
             requests.append(WeightRequest(sample.source, sample.references[r].text, pseudo))
             todo.append(weighed)
+            if pseudo:
+                by_sentence.setdefault(i, []).extend((sample.source, sample.references[r].text, *pseudo))
+    check_encoder_work("CLEME2.0", {i: list(dict.fromkeys(t)) for i, t in by_sentence.items()},
+                       getattr(similarity, "window", 512), max_tokens)
     found = iter(zip(todo, edit_weights(requests, similarity)))
     weights: Weights = []
     for sample_labels in labels:

@@ -9,13 +9,17 @@ passes here before any work starts.
   naming sentence and column, and changed only when the user asks: `normalize=True` removes the invisible
   characters and applies NFC to sources, predictions and references alike (recorded in the signature).
 - Sentences longer than `max_tokens` whitespace tokens are refused up front, naming the sentence, its length and
-  the option, because the edit alignment is quadratic in the length (a 5,000-token sentence takes minutes).
+  the option, because the edit alignment is quadratic in the length (a 5,000-token sentence takes minutes); so
+  are predictions and references that change more than `max_changed_run` consecutive tokens (ERRANT's edit
+  merging is quartic in such a run), and — in the metrics that encode one edited copy per edit — sentences whose
+  copies would cost the encoder more than `WORK_PER_TOKEN * max_tokens` tokens (`check_encoder_work`).
 - Empty or whitespace-only predictions of non-empty sources are flagged as degenerate; with `robust=True` they are
   scored as the unchanged source (`gecscore.common.degenerate`).
 """
 
 from __future__ import annotations
 
+import difflib
 import re
 import unicodedata
 import warnings
@@ -90,8 +94,32 @@ def check_clean(name: str, texts: Sequence[str], *, normalize: bool, max_tokens:
     return out
 
 
+def longest_changed_run(source: str, text: str) -> int:
+    """The most consecutive tokens of `source` or `text` inside one replaced block of their token alignment.
+
+    Pure insertions and deletions do not count: ERRANT merges a run of those in one step."""
+    matcher = difflib.SequenceMatcher(None, source.split(), text.split(), autojunk=False)
+    return max((max(i2 - i1, j2 - j1) for tag, i1, i2, j1, j2 in matcher.get_opcodes() if tag == "replace"),
+               default=0)
+
+
+def check_changed_runs(name: str, sources: Sequence[str], texts: Sequence[str], limit: int | None) -> None:
+    """Refuse a text whose changes against its source form a run longer than `limit` tokens (see the option)."""
+    if limit is None:
+        return
+    for i, (source, text) in enumerate(zip(sources, texts)):
+        if len(source.split()) > limit or len(text.split()) > limit:
+            run = longest_changed_run(source, text)
+            if run > limit:
+                where = f"`{name}[{i}]`" if "[" not in name else f"`{name}`".replace("[]", f"[{i}]")
+                raise ValueError(f"{where} changes {run} consecutive tokens of its source, more than "
+                                 f"max_changed_run={limit} (ERRANT's edit merging takes minutes on such runs: a "
+                                 f"misaligned line or a full rewrite?); pass max_changed_run={run} (or None) to "
+                                 "score it anyway")
+
+
 def prepare(sources: Any, systems: Mapping[str, Any], references: Any, *, normalize: bool = False,
-            max_tokens: int | None = None, robust: bool = False) -> Prepared:
+            max_tokens: int | None = None, robust: bool = False, max_changed_run: int | None = None) -> Prepared:
     """Every input checked before any work; see the module docstring for what happens to what."""
     sources = check_texts("sources", sources)
     n = len(sources)
@@ -109,6 +137,11 @@ def prepare(sources: Any, systems: Mapping[str, Any], references: Any, *, normal
         refs = check_references(references, n)
         refs = [check_clean(f"references[{i}][]", group, normalize=normalize, max_tokens=max_tokens, found=found)
                 for i, group in enumerate(refs)]
+    for system, predictions in checked.items():
+        label = "predictions" if len(systems) == 1 else f"predictions of {system!r}"
+        check_changed_runs(label, sources, predictions, max_changed_run)
+    for i, group in enumerate(refs or []):
+        check_changed_runs(f"references[{i}][]", [sources[i]] * len(group), group, max_changed_run)
     if found:
         shown = "; ".join(found[:5]) + (f"; ... ({len(found)} in all)" if len(found) > 5 else "")
         action = "normalised (normalize=True)" if normalize else "scored as given; pass normalize=True to clean them"
@@ -119,3 +152,27 @@ def prepare(sources: Any, systems: Mapping[str, Any], references: Any, *, normal
     if robust:
         checked = {system: robust_predictions(sources, predictions) for system, predictions in checked.items()}
     return Prepared(sources, checked, refs, flags)
+
+
+#: Encoder tokens one sentence may cost, per `max_tokens`: 50 × 700 = 35,000 by default, about 10 s of a base-size
+#: encoder on 2 CPU cores. Metrics that encode one edited copy of a sentence per edit (PT-M2's BERTScore weights,
+#: UOT-ERRANT's edit vectors, CLEME2.0's similarity weights) multiply the length by the number of edits.
+WORK_PER_TOKEN = 50
+
+
+def check_encoder_work(metric: str, texts_by_sentence: Mapping[int, Sequence[str]], window: int,
+                       max_tokens: int | None, *, argument: str = "sources") -> None:
+    """Refuse, before the encoder runs, a sentence whose edited copies would cost more than
+    `WORK_PER_TOKEN * max_tokens` encoder tokens (whitespace tokens + 2 specials, each text cut at `window`)."""
+    if max_tokens is None:
+        return
+    budget = WORK_PER_TOKEN * max_tokens
+    for index, texts in texts_by_sentence.items():
+        cost = sum(min(len(text.split()) + 2, window) for text in texts)
+        if cost > budget:
+            needed = -(-cost // WORK_PER_TOKEN)
+            raise ValueError(
+                f"`{argument}[{index}]`: {metric} would encode {len(texts)} texts for this sentence (one edited copy "
+                f"per edit; about {cost} encoder tokens, more than {WORK_PER_TOKEN} × max_tokens = {budget}, "
+                f"roughly 10 s with a base-size encoder on 2 CPU cores); pass max_tokens={needed} (or None) to score "
+                "it anyway")

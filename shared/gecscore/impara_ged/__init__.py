@@ -32,7 +32,7 @@ SPEC = MetricSpec(
                variants=("impara",)),
         Option("threshold", "float", 0.9, "similarity threshold of the impara variant (kept when strictly above)",
                variants=("impara",)),
-        *input_options(tokenize="spaCy-tokenise sources and predictions first, as in the GEC corpora the "
+        *input_options(errant=False, tokenize="spaCy-tokenise sources and predictions first, as in the GEC corpora the "
                        "estimator was trained on (untokenised text is scored as given, with a warning)"),
         Option("sentence_scores", "bool", False, "also return the per-sentence scores (aliases "
                "`return_sentence_scores`, `sentences`)", kind="output"),

@@ -20,11 +20,13 @@ class RegistryMetric:
     configured, the sentence scores from its sentence-level form (PT-M²'s `m2` → `sentm2`, PT-ERRANT's `errant`
     → `senterrant`, CLEME's corpus level → sentence level), so that sentence-level meta-evaluation compares
     sentence scores. Options are checked when the adapter is built; no model loads before something is scored.
-    The published datasets are scored whole: `max_tokens` is off unless given (GMEG-Data holds a 614-token line)."""
+    The published datasets are scored whole: `max_tokens` and `max_changed_run` are off unless given (GMEG-Data
+    holds a 614-token line)."""
 
     def __init__(self, name: str, **options: Any) -> None:
         self.name = name
-        self._options = registry.check_options(name, {"max_tokens": None, **options})
+        unlimited = {k: None for k in ("max_tokens", "max_changed_run") if k in registry.allowed_options(name)}
+        self._options = registry.check_options(name, {**unlimited, **options})
         self._spec = registry.spec(name)
 
     def settings(self) -> dict[str, Any]:

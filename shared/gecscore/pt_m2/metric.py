@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any, Literal, Mapping, Sequence
 from tqdm.auto import tqdm
 
 from gecscore.pt_m2 import lattice as m2
+from gecscore.common.inputs import check_encoder_work
 from gecscore.common.degenerate import INCONSISTENT_COUNTS, TRUNCATED, ZERO_WEIGHT_EDITS, flag, merge
 from gecscore.common.edit_impact import Similarity, WeightRequest, edit_weights
 from gecscore.common.edits import Edit, apply_edits
@@ -105,6 +106,19 @@ def zero_weight_edits(index: int, who: str, k: int, weights: Mapping[SysEdit, fl
     return [flag(index, ZERO_WEIGHT_EDITS, **{who: k}, edits=edits, **extra)]
 
 
+def check_work(requests: Sequence[WeightRequest], owners: Sequence[tuple[int, int]], similarity: Similarity | None,
+               max_tokens: int | None) -> None:
+    """Refuse, before BERTScore runs, a sentence whose edited copies cost too much (`check_encoder_work`)."""
+    if similarity is None:
+        return
+    by_sentence: dict[int, list[str]] = {}
+    for (i, _), request in zip(owners, requests):
+        if request.pseudo:
+            by_sentence.setdefault(i, []).extend((request.source, request.reference, *request.pseudo))
+    check_encoder_work("PT-M2", {i: list(dict.fromkeys(t)) for i, t in by_sentence.items()},
+                       getattr(similarity, "window", 512), max_tokens)
+
+
 def inconsistent_counts(index: int, edits: AnnotatorEdits, published: M2Counts, fixed: M2Counts) -> dict[str, Any]:
     """An INCONSISTENT_COUNTS record: the published counts of one annotator and the robust ones."""
     return flag(index, INCONSISTENT_COUNTS, annotator=edits.annotator, counts=list(published),
@@ -182,7 +196,8 @@ def gold_references(gold: Sequence[M2Sentence], references: Sequence[Sequence[st
 def score_m2(sources: Sequence[str], hypotheses: Sequence[str], gold: Sequence[M2Sentence], *,
              variant: Variant = "sentm2", similarity: Similarity | None = None,
              reference_texts: Sequence[Mapping[int, str]] | None = None, beta: float = 0.5,
-             max_unchanged_words: int = 2, robust: bool = False, progress: bool = False) -> PTResult:
+             max_unchanged_words: int = 2, robust: bool = False, progress: bool = False,
+             max_tokens: int | None = None) -> PTResult:
     """PT-M² (`sentm2`: mean sentence F_β, `m2`: corpus F_β) of whitespace-tokenised hypotheses.
 
     `reference_texts[i][annotator]` is the text edits are weighed against (default: `gold_references`).
@@ -215,6 +230,7 @@ def score_m2(sources: Sequence[str], hypotheses: Sequence[str], gold: Sequence[M
             requests.append(WeightRequest(" ".join(source), texts[i][a.annotator],
                                           tuple(pseudo_sentence(source, e) for e in edits)))
             owners.append((i, a.annotator))
+    check_work(requests, owners, similarity, max_tokens)
     weights = iter(edit_weights(requests, similarity))
     sentences: list[list[Candidate]] = []
     counts: list[list[M2Counts]] = []
@@ -274,7 +290,7 @@ def weighted_errant_counts(hyp_edits: Sequence[Edit], ref_edits: Sequence[Edit],
 
 def score_errant(sources: Sequence[str], hypotheses: Sequence[str], references: Sequence[Sequence[str]], *,
                  extractor: EditExtractor, variant: Variant = "senterrant", similarity: Similarity | None = None,
-                 beta: float = 0.5, progress: bool = False) -> PTResult:
+                 beta: float = 0.5, progress: bool = False, max_tokens: int | None = None) -> PTResult:
     """PT-ERRANT (`errant`: greedy corpus F_β, `senterrant`: mean sentence F_β); references per sentence."""
     if variant not in ("errant", "senterrant"):
         raise ValueError(f"`variant` must be 'errant' or 'senterrant' here, got {variant!r}")
@@ -295,6 +311,7 @@ def score_errant(sources: Sequence[str], hypotheses: Sequence[str], references: 
             keys.append(list(unique))
             requests.append(WeightRequest(source, ref, tuple(apply_edits(source, [e]) for e in unique.values())))
             owners.append((i, r))
+    check_work(requests, owners, similarity, max_tokens)
     weights = iter(edit_weights(requests, similarity))
     key_lists = iter(keys)
     per_sentence: list[list[ErrantCounts]] = []
@@ -449,7 +466,7 @@ def run(sources: Sequence[str], predictions: Sequence[str], references: Sequence
         from gecscore.common.edit_impact import BERTScoreSimilarity
 
         similarity = BERTScoreSimilarity(opts["model"], layer=opts["layer"], device=opts["device"])
-    common = dict(variant=variant, similarity=similarity, beta=beta, progress=progress)
+    common = dict(variant=variant, similarity=similarity, beta=beta, progress=progress, max_tokens=opts["max_tokens"])
     if variant in ("m2", "sentm2"):
         if gold is not None:
             texts = gold_references(gold, refs if given else None)

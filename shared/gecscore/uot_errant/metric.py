@@ -21,6 +21,7 @@ from gecscore.common.degenerate import (
     DEGENERATE_TRANSPORT, OVER_TRANSPORT, TRUNCATED, ZERO_WEIGHT_EDITS, DegenerateOutputWarning, flag, merge,
 )
 from gecscore.common.errant_scoring import errant_greedy
+from gecscore.common.inputs import check_encoder_work
 from gecscore.common.edits import Edit, get_extractor, tokenize as spacy_tokenize
 from gecscore.common.results import MetricResult, split_output
 from gecscore.common.errant_scoring import PRF, Counts, FScore, total, typed_edit_counts
@@ -196,7 +197,8 @@ def run_systems(sources: Sequence[str], systems: Mapping[str, Sequence[str]], re
     """Score several systems against shared references in the one result protocol (every text embedded once)."""
     opts = SPEC.resolve(options)
     config = UOTConfig(**{k: v for k, v in opts.items() if k in SPEC.names("setting")})
-    results = UOTErrant(config, progress=progress, warn=False).score_systems(sources, systems, references)
+    scorer = UOTErrant(config, progress=progress, warn=False, max_tokens=opts["max_tokens"])
+    results = scorer.score_systems(sources, systems, references)
     return {name: _protocol(result, opts["return_alignments"]) for name, result in results.items()}
 
 
@@ -219,7 +221,7 @@ class UOTErrant:
     """Scores systems with UOT-ERRANT (or plain ERRANT, `variant='errant'`) against shared references."""
 
     def __init__(self, config: UOTConfig | None = None, *, nlp: Language | None = None, encoder: Any = None,
-                 progress: bool = False, warn: bool = True, **options: Any) -> None:
+                 progress: bool = False, warn: bool = True, max_tokens: int | None = None, **options: Any) -> None:
         self.config = config if config is not None else UOTConfig(**options)
         if config is not None and options:
             raise TypeError("give either `config` or keyword options, not both")
@@ -227,6 +229,7 @@ class UOTErrant:
         self._encoder = encoder
         self.progress = progress
         self.warn = warn  # the registry reports every degenerate sentence in one warning instead
+        self.max_tokens = max_tokens  # bounds the encoder work per sentence (`check_encoder_work`)
 
     @property
     def encoder(self) -> Any:
@@ -274,7 +277,8 @@ class UOTErrant:
 
         sets = [(sources[i], e) for i, rs in enumerate(ref_edits) for e in rs]
         sets += [(sources[i], e) for name in names for i, e in enumerate(hyp_edits[name])]
-        vectors = self._edit_vectors(sets)
+        owners = [i for i, rs in enumerate(ref_edits) for _ in rs] + [i for _ in names for i in range(n)]
+        vectors = self._edit_vectors(sets, owners)
         cursor = iter(vectors)
         ref_sets = [[next(cursor) for _ in rs] for rs in ref_edits]
         results = {name: self._uot_result([next(cursor) for _ in range(n)], ref_sets, name) for name in names}
@@ -314,10 +318,16 @@ class UOTErrant:
             raise ValueError(f"{error} (index counts references in reading order)") from None
         return sources, hyps, refs
 
-    def _edit_vectors(self, sets: list[tuple[str, Sequence[Edit]]]) -> list[EditSet]:
-        """Edit vectors and masses of every edit set, from one embedding call over all distinct token sequences."""
+    def _edit_vectors(self, sets: list[tuple[str, Sequence[Edit]]], owners: Sequence[int]) -> list[EditSet]:
+        """Edit vectors and masses of every edit set (`owners`: its example), from one embedding call over all
+        distinct token sequences."""
         cfg = self.config
         texts_per_set = [variant_texts(src, edits, cfg.vectorize) if edits else [] for src, edits in sets]
+        by_example: dict[int, list[str]] = {}
+        for owner, texts in zip(owners, texts_per_set):
+            by_example.setdefault(owner, []).extend(texts)
+        check_encoder_work("UOT-ERRANT", {i: list(dict.fromkeys(t)) for i, t in by_example.items()},
+                           cfg.max_length, self.max_tokens)
         distinct = list(dict.fromkeys(t for texts in texts_per_set for t in texts))
         rows = {}
         if distinct:
