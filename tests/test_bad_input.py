@@ -242,3 +242,60 @@ def test_a_long_run_of_changes_is_refused_by_name_and_insertions_pass(metric, ru
             run_fast(metric, sources=[source], predictions=[prediction], references=[[source]])
     else:
         assert 0 <= run_fast(metric, sources=[source], predictions=[prediction], references=[[source]]).score <= 1
+
+
+@pytest.mark.real_model
+@pytest.mark.timeout(900)
+@pytest.mark.parametrize("metric", ["uot_errant", "pt_m2", "cleme2", "impara_ged"])
+def test_robust_equals_the_published_metric_where_nothing_is_flagged(metric, shared_data):
+    from bad_inputs import MODEL_OPTIONS
+
+    def lines(name, n=80):
+        return (shared_data / name).read_text(encoding="utf-8").split("\n")[:n]
+
+    def run(keep, **options):
+        refs = None if references is None else [references[i] for i in keep]
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return registry.run(metric, [sources[i] for i in keep], [predictions[i] for i in keep], refs,
+                                **MODEL_OPTIONS[metric], **options)
+
+    sources = lines("SEEDA/outputs/subset/INPUT.txt")
+    references = None if metric == "impara_ged" else \
+        [list(r) for r in zip(lines("SEEDA/derived/REF0.txt"), lines("SEEDA/derived/REF1.txt"))]
+    predictions = lines("SEEDA/outputs/subset/GPT-3.5.txt")
+    predictions[3] = ""  # one empty output, flagged in both modes
+    everything = range(len(sources))
+    default, robust = run(everything), run(everything, robust=True)
+    flagged = {d["index"] for r in (default, robust) for d in r.details["degenerate_sentences"]}
+    assert 3 in flagged and 0 <= robust.score <= 1 and all(0 <= s <= 1 for s in robust.sentence_scores())
+    clean = [i for i in everything if i not in flagged]
+    assert len(clean) > 40
+    default, robust = run(clean), run(clean, robust=True)
+    assert default.details["degenerate_sentences"] == robust.details["degenerate_sentences"] == []
+    assert default.scores == robust.scores and default.sentence_scores() == robust.sentence_scores()
+
+
+@pytest.mark.real_model
+@pytest.mark.timeout(900)
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(raw=st.binary(max_size=80), metric=st.sampled_from(["uot_errant", "pt_m2", "cleme2", "impara_ged"]))
+def test_each_space_handler_answers_arbitrary_bytes_with_a_result_or_its_error_box(raw, metric, tmp_path_factory):
+    from bad_inputs import SpaceEntry
+
+    entry = _SPACES.setdefault(metric, SpaceEntry(metric, tmp_path_factory.mktemp(metric)))
+    folder = tmp_path_factory.mktemp("upload")
+    (folder / "src.txt").write_text("He go .\nShe like it .\n", encoding="utf-8")
+    (folder / "ref.txt").write_text("He goes .\nShe likes it .\n", encoding="utf-8")
+    (folder / "hyp.txt").write_bytes(raw)
+    files = [str(folder / "src.txt"), str(folder / "hyp.txt")] + ([] if metric == "impara_ged" else
+                                                                  [[str(folder / "ref.txt")]])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        status, *rest = entry.fn(*files, *entry.defaults[len(files):])
+    assert status.startswith("\u2713") or "Could not score" in status, status
+    if rest[-1] is None:
+        assert any(word in status for word in ("Hypothesis", "hyp.txt", "predictions", "files")), status
+
+
+_SPACES: dict = {}
