@@ -1,0 +1,37 @@
+"""Start-up stays light: paths that need no model import no torch, transformers, evaluate, datasets or spaCy, and
+the ERRANT path pays only for spaCy (which brings torch through thinc). Checked with `python -X importtime`; the
+times themselves are measured in benchmarks, not here."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+HEAVY = {"torch", "transformers", "evaluate", "datasets", "spacy", "ot"}
+
+
+def imported(*args: str) -> set[str]:
+    """Top-level modules a fresh interpreter imports running `args` (as `python -X importtime ARGS`)."""
+    done = subprocess.run([sys.executable, "-X", "importtime", *args], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    names = {line.rsplit("|", 1)[-1].strip() for line in done.stderr.splitlines() if line.startswith("import time:")}
+    return {name.split(".")[0] for name in names}
+
+
+def test_import_gecscore_loads_nothing_heavy():
+    assert not imported("-c", "import gecscore; import gecscore.registry") & HEAVY
+
+
+def test_cli_help_loads_nothing_heavy():
+    assert not imported("-m", "gecscore.cli", "score", "--help") & HEAVY
+
+
+@pytest.mark.real_model
+def test_m2_from_a_gold_m2_loads_nothing_heavy_and_errant_only_spacy(shared_data):
+    data = shared_data / "CoNLL-2014" / "PT-M2" / "data"
+    files = ["--gold-m2", str(data / "reference.m2"), "--predictions", str(data / "hypothesis")]
+    assert not imported("-m", "gecscore.cli", "score", "m2", *files) & HEAVY
+    errant = imported("-m", "gecscore.cli", "score", "errant", *files)
+    assert "spacy" in errant and not errant & {"transformers", "evaluate", "datasets", "ot"}
