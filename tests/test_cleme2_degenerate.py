@@ -12,19 +12,9 @@ from gecscore import registry, script_path
 from gecscore.cleme2.metric import ClemeConfig, cleme_score
 from gecscore.cleme2.weights import NOISE_LEVEL, LLMRater, check_causal_lm
 from gecscore.common.degenerate import EMPTY_PREDICTION, NOISE_WEIGHTS, TRUNCATED, DegenerateOutputWarning
+from test_cleme2 import m2  # the same M2 block builder
 
 SRC = "a b c d"
-
-
-def m2(source: str, *targets: list[tuple[int, int, str]]) -> str:
-    """An M2 block: one annotator per target, each a list of (start, end, correction)."""
-    lines = [f"S {source}"]
-    for annotator, edits in enumerate(targets):
-        if not edits:
-            lines.append(f"A -1 -1|||noop|||-NONE-|||REQUIRED|||-NONE-|||{annotator}")
-        for start, end, correction in edits:
-            lines.append(f"A {start} {end}|||R:X|||{correction}|||REQUIRED|||-NONE-|||{annotator}")
-    return "\n".join(lines) + "\n\n"
 
 
 class Lookalike:

@@ -9,11 +9,11 @@ import numpy as np
 import pytest
 
 from gecscore import registry
-from gecscore.common.degenerate import EMPTY_PREDICTION, TRUNCATED, ZERO_WEIGHT_EDITS
+from gecscore.common.degenerate import EMPTY_PREDICTION, INCONSISTENT_COUNTS, TRUNCATED, ZERO_WEIGHT_EDITS
 from gecscore.common.m2io import parse_m2
 from gecscore.pt_m2 import metric as pt_m2
 from gecscore.pt_m2.lattice import AnnotatorEdits, GoldEdit, SysEdit
-from gecscore.pt_m2.metric import INCONSISTENT_COUNTS
+from test_pt_m2 import OverlapSimilarity  # the same stand-in for BERTScore
 
 SELF = {"scorer": "self"}
 #: A gold insertion of "the" written twice by one annotator: one system "the" matches both (P = 2 in plain M²).
@@ -22,22 +22,6 @@ DOUBLE = "S the cat are here .\nA 2 2|||M:DET|||the|||REQUIRED|||-NONE-|||0\nA 2
 ALTERNATIVES = "S he go to school .\nA 1 2|||R:VERB|||goes||went|||REQUIRED|||-NONE-|||0\n"
 PLAIN = "S he go to school .\nA 1 2|||R:VERB|||goes|||REQUIRED|||-NONE-|||0\n"
 LONG = " ".join(["the cat"] * 70) + " ."  # 141 words, 143 tokens with [CLS]/[SEP] for the tiny WordPiece model
-
-
-class OverlapSimilarity:
-    """Token-set F1, case-blind (so case edits weigh exactly 0)."""
-
-    def __call__(self, candidates, references):
-        out = []
-        for c, r in zip(candidates, references):
-            a, b = set(c.lower().split()), set(r.lower().split())
-            p = len(a & b) / len(a) if a else 0.0
-            q = len(a & b) / len(b) if b else 0.0
-            out.append(2 * p * q / (p + q) if p + q else 0.0)
-        return np.array(out)
-
-    def canonical(self, texts):
-        return [t.lower() for t in texts]
 
 
 def run(sources, predictions, gold=None, references=None, **options):

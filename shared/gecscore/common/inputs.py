@@ -20,17 +20,14 @@ passes here before any work starts.
 from __future__ import annotations
 
 import difflib
-import re
 import unicodedata
 import warnings
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
 from gecscore.common.degenerate import empty_predictions, robust_predictions
+from gecscore.common.text_input import control_character
 from gecscore.common.validation import check_references, check_texts
-
-#: Control characters refused inside a sentence (the tab is whitespace; a line break would start a new line).
-_CONTROL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f-\x9f\u2028\u2029]")
 
 
 class TextHygieneWarning(UserWarning):
@@ -45,12 +42,6 @@ class Prepared:
     systems: dict[str, list[str]]
     references: list[list[str]] | None
     flags: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
-
-
-def control_problem(text: str) -> tuple[int, str] | None:
-    """(1-based column, `U+XXXX`) of the first refused control character of one sentence, else None."""
-    match = _CONTROL.search(text)
-    return None if match is None else (match.start() + 1, f"U+{ord(match.group()):04X}")
 
 
 def hygiene_problem(text: str) -> tuple[int, str] | None:
@@ -69,13 +60,18 @@ def normalize_text(text: str) -> str:
     return unicodedata.normalize("NFC", "".join(c for c in text if unicodedata.category(c) != "Cf"))
 
 
+def _where(name: str, i: int) -> str:
+    """`name[i]`, or for a per-example reference group (`references[k][]`) `references[k][i]`."""
+    return f"`{name}[{i}]`" if "[" not in name else f"`{name}`".replace("[]", f"[{i}]")
+
+
 def check_clean(name: str, texts: Sequence[str], *, normalize: bool, max_tokens: int | None,
                 found: list[str]) -> list[str]:
     """`texts` checked (control characters, length), normalised when asked; hygiene findings go to `found`."""
     out = []
     for i, text in enumerate(texts):
-        where = f"`{name}[{i}]`" if "[" not in name else f"`{name}`".replace("[]", f"[{i}]")
-        problem = control_problem(text)
+        where = _where(name, i)
+        problem = control_character(text)
         if problem is not None:
             raise ValueError(f"{where} has control character {problem[1]} at column {problem[0]}; remove it "
                              "(no metric can say what it means)")
@@ -111,7 +107,7 @@ def check_changed_runs(name: str, sources: Sequence[str], texts: Sequence[str], 
         if len(source.split()) > limit or len(text.split()) > limit:
             run = longest_changed_run(source, text)
             if run > limit:
-                where = f"`{name}[{i}]`" if "[" not in name else f"`{name}`".replace("[]", f"[{i}]")
+                where = _where(name, i)
                 raise ValueError(f"{where} changes {run} consecutive tokens of its source, more than "
                                  f"max_changed_run={limit} (ERRANT's edit merging takes minutes on such runs: a "
                                  f"misaligned line or a full rewrite?); pass max_changed_run={run} (or None) to "

@@ -12,7 +12,9 @@ from __future__ import annotations
 import re
 
 BOM = "\ufeff"
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+#: Refused inside a sentence: control characters except the tab (a line break would start another sentence; in a
+#: file, line ends are split off before the check) and the Unicode line and paragraph separators.
+_CONTROL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f-\x9f\u2028\u2029]")
 
 
 def split_lines(text: str) -> list[str]:
@@ -24,7 +26,7 @@ def split_lines(text: str) -> list[str]:
 
 
 def control_character(line: str) -> tuple[int, str] | None:
-    """(1-based column, `U+XXXX`) of the first control character in `line` (tab allowed), else None."""
+    """(1-based column, `U+XXXX`) of the first refused control character in `line` (tab allowed), else None."""
     match = _CONTROL.search(line)
     return None if match is None else (match.start() + 1, f"U+{ord(match.group()):04X}")
 
