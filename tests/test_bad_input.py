@@ -260,6 +260,11 @@ def test_robust_equals_the_published_metric_where_nothing_is_flagged(metric, sha
             return registry.run(metric, [sources[i] for i in keep], [predictions[i] for i in keep], refs,
                                 **MODEL_OPTIONS[metric], **options)
 
+    from gecscore.common.encoders import release_models
+
+    # Cached outputs of earlier tests were computed in other batches (float rounding), which can move a sentence
+    # across the over-transport boundary between the runs below: start from an empty cache, as a user does.
+    release_models()
     sources = lines("SEEDA/outputs/subset/INPUT.txt")
     references = None if metric == "impara_ged" else \
         [list(r) for r in zip(lines("SEEDA/derived/REF0.txt"), lines("SEEDA/derived/REF1.txt"))]
