@@ -1,26 +1,40 @@
-"""Bootstrap confidence intervals and paired significance over per-sentence sufficient statistics.
+"""Bootstrap confidence intervals and paired significance tests over per-sentence sufficient statistics.
 
-The procedure is sacrebleu's (`sacrebleu/significance.py`): `n_samples` resamples of the sentence indices drawn
-with replacement by `numpy.random.default_rng(seed).choice` (seed 12345 by default); the interval is the mean of
-the resampled corpus scores ± half the width between the 2.5% and 97.5% order statistics; the paired test scores
-both systems on the same index sets, centres the absolute score differences on their mean and counts those that
-exceed the observed difference: p = (count + 1) / (n_samples + 1).
+The procedures are sacrebleu's (`sacrebleu/significance.py`), seed 12345 by default:
+
+* bootstrap: `n_samples` (1000) resamples of the sentence indices drawn with replacement by
+  `numpy.random.default_rng(seed).choice`; the interval is the mean of the resampled corpus scores ± half the width
+  between the 2.5% and 97.5% order statistics. The paired test scores both systems on the same index sets, centres
+  the absolute score differences on their mean and counts those that exceed the observed absolute difference.
+* approximate randomisation: `n_samples` (10000) trials; one `default_rng(seed).integers(2, size=(n_samples, n),
+  dtype=bool)` mask says, per trial and sentence, whether the first pseudo-system takes the baseline's sentence
+  (and the second the system's) or the other way round; the test counts the trials whose absolute score
+  difference of the two pseudo-systems exceeds the observed one (no centring).
+
+Both give p = (count + 1) / (n_samples + 1), with a strict `>`.
 
 A *corpus statistic* is any callable `statistic(indices) -> float` that re-applies a metric's corpus rule (mean of
 sentence scores, greedy best reference, ...) to the sentences at `indices` (repeats allowed) from statistics cached
 by one run of the metric, so no model runs again. A statistic may also offer `batch(indices_2d) -> scores` that
-scores every resample at once; `SentenceMean` and `GreedyReferences` do, with numpy.
+scores every resample at once; `SentenceMean` and `GreedyReferences` do, with numpy. Approximate randomisation
+scores corpora that mix two systems sentence by sentence, so it needs statistics that `join`: the statistics of
+this module join another of their kind into one over both systems' sentences (the first's, then the second's),
+and a mixed corpus is the index row `arange(n) + n * take_second`.
 """
 
 from __future__ import annotations
 
+import copy
 from dataclasses import asdict, dataclass
-from typing import Any, Callable, Protocol, Sequence
+from typing import Any, Callable, Literal, Protocol, Sequence, cast
 
 import numpy as np
 
 DEFAULT_SAMPLES = 1000
+DEFAULT_AR_SAMPLES = 10000
 DEFAULT_SEED = 12345
+# Approximate randomisation scores its trials in chunks of about this many (trial, sentence) indices.
+_CHUNK_INDICES = 1 << 22
 
 
 class CorpusStatistic(Protocol):
@@ -29,13 +43,33 @@ class CorpusStatistic(Protocol):
     def __call__(self, indices: np.ndarray) -> float: ...
 
 
-def resample_indices(n: int, n_samples: int = DEFAULT_SAMPLES, seed: int | None = DEFAULT_SEED) -> np.ndarray:
-    """`(n_samples, n)` sentence indices drawn with replacement, as sacrebleu draws them (None: unseeded)."""
+class JoinableStatistic(CorpusStatistic, Protocol):
+    """A corpus statistic of `len(self)` sentences that joins another of its metric (approximate randomisation)."""
+
+    def __len__(self) -> int: ...
+
+    def join(self, other: Any) -> JoinableStatistic: ...
+
+
+def _check_sizes(n: int, n_samples: int) -> None:
     if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
         raise ValueError(f"`n` (the number of sentences) must be an integer >= 1, got {n!r}")
     if isinstance(n_samples, bool) or not isinstance(n_samples, (int, np.integer)) or n_samples < 1:
         raise ValueError(f"`n_samples` must be an integer >= 1, got {n_samples!r}")
+
+
+def resample_indices(n: int, n_samples: int = DEFAULT_SAMPLES, seed: int | None = DEFAULT_SEED) -> np.ndarray:
+    """`(n_samples, n)` sentence indices drawn with replacement, as sacrebleu draws them (None: unseeded)."""
+    _check_sizes(n, n_samples)
     return np.random.default_rng(seed).choice(n, size=(n_samples, n), replace=True)
+
+
+def swap_masks(n: int, n_samples: int = DEFAULT_AR_SAMPLES, seed: int | None = DEFAULT_SEED) -> np.ndarray:
+    """`(n_samples, n)` booleans of approximate randomisation, as sacrebleu draws them (None: unseeded).
+
+    True: the first pseudo-system takes the baseline's sentence and the second the system's; False: the reverse."""
+    _check_sizes(n, n_samples)
+    return np.random.default_rng(seed).integers(2, size=(n_samples, n), dtype=bool)
 
 
 def resampled_scores(statistic: CorpusStatistic, indices: np.ndarray) -> np.ndarray:
@@ -106,9 +140,27 @@ class PairedResult:
                 "p_value": self.p_value}
 
 
-def signature_suffix(n_samples: int, seed: int | None) -> str:
-    """`bs:N|rs:SEED`, appended to a result's signature as sacrebleu does."""
-    return f"bs:{n_samples}|rs:{'none' if seed is None else seed}"
+@dataclass(frozen=True)
+class ARResult:
+    """Paired approximate randomisation test of `system` against `baseline` (`difference` = system − baseline)."""
+
+    baseline_score: float
+    system_score: float
+    difference: float
+    p_value: float
+    n_samples: int
+    seed: int | None
+
+    def as_dict(self) -> dict[str, Any]:
+        """Plain-Python fields."""
+        return asdict(self)
+
+
+def signature_suffix(n_samples: int, seed: int | None, test: Literal["bs", "ar"] = "bs") -> str:
+    """`bs:N|rs:SEED` (bootstrap) or `ar:N|rs:SEED` (approximate randomisation), as sacrebleu signs them."""
+    if test not in ("bs", "ar"):
+        raise ValueError(f"`test` must be 'bs' or 'ar', got {test!r}")
+    return f"{test}:{n_samples}|rs:{'none' if seed is None else seed}"
 
 
 def _full(n: int) -> np.ndarray:
@@ -140,6 +192,41 @@ def paired_bootstrap(baseline: CorpusStatistic, system: CorpusStatistic, n: int,
     return PairedResult(intervals[0], intervals[1], sys_score - base_score, p)
 
 
+def joined(first: CorpusStatistic, second: CorpusStatistic) -> JoinableStatistic:
+    """One statistic over `first`'s sentences followed by `second`'s, under `first`'s corpus rule."""
+    join: Callable[[Any], JoinableStatistic] | None = getattr(first, "join", None)
+    if join is None:
+        raise TypeError(f"a {type(first).__name__} cannot be joined with another corpus statistic (approximate "
+                        "randomisation needs one with a `join` method: SentenceMean, Aggregate, GreedyReferences)")
+    return join(second)
+
+
+def paired_approximate_randomization(baseline: CorpusStatistic, system: CorpusStatistic, n: int, *,
+                                     n_samples: int = DEFAULT_AR_SAMPLES,
+                                     seed: int | None = DEFAULT_SEED) -> ARResult:
+    """Paired approximate randomisation test: is `system`'s score different from `baseline`'s beyond chance?
+
+    Every trial swaps the two systems' sentences under a random mask and scores both pseudo-systems; the p-value
+    counts the trials whose absolute difference exceeds the observed one.
+    """
+    _check_sizes(n, n_samples)
+    pair = joined(baseline, system)
+    for name, statistic in (("baseline", baseline), ("system", system)):
+        size = len(cast(JoinableStatistic, statistic))
+        if size != n:
+            raise ValueError(f"the {name} statistic covers {size} sentences, not n = {n}")
+    rows = np.arange(n)
+    masks = swap_masks(n, n_samples, seed)
+    step = max(1, _CHUNK_INDICES // n)
+    null = np.concatenate([
+        np.abs(resampled_scores(pair, rows + n * ~chunk) - resampled_scores(pair, rows + n * chunk))
+        for chunk in (masks[start:start + step] for start in range(0, n_samples, step))
+    ])
+    base_score, sys_score = float(baseline(_full(n))), float(system(_full(n)))
+    return ARResult(base_score, sys_score, sys_score - base_score, p_value(null, abs(sys_score - base_score)),
+                    int(n_samples), seed)
+
+
 # ---------------------------------------------------------------------------------------------------
 # Corpus statistics
 
@@ -155,6 +242,14 @@ class SentenceMean:
     def __call__(self, indices: np.ndarray) -> float:
         return float(self.values[np.asarray(indices)].mean())
 
+    def __len__(self) -> int:
+        return len(self.values)
+
+    def join(self, other: SentenceMean) -> SentenceMean:
+        """This statistic's sentences followed by `other`'s."""
+        _check_joinable(self, other)
+        return SentenceMean(np.concatenate([self.values, other.values]))
+
     def batch(self, indices: np.ndarray) -> np.ndarray:
         """Means of every row of `indices`."""
         return self.values[np.asarray(indices)].mean(axis=1)
@@ -169,6 +264,14 @@ class Aggregate:
 
     def __call__(self, indices: np.ndarray) -> float:
         return float(self.rule([self.items[i] for i in np.asarray(indices).tolist()]))
+
+    def __len__(self) -> int:
+        return len(self.items)
+
+    def join(self, other: Aggregate) -> Aggregate:
+        """This statistic's items followed by `other`'s, under this statistic's rule."""
+        _check_joinable(self, other, self.rule, other.rule)
+        return Aggregate(self.items + other.items, self.rule)
 
 
 Key = Callable[[np.ndarray, np.ndarray], Sequence[np.ndarray]]
@@ -204,6 +307,24 @@ class GreedyReferences:
     def __call__(self, indices: np.ndarray) -> float:
         return float(self.batch(np.asarray(indices)[None, :])[0])
 
+    def __len__(self) -> int:
+        return len(self.counts)
+
+    def join(self, other: GreedyReferences) -> GreedyReferences:
+        """This statistic's sentences followed by `other`'s, under this statistic's rule (padding the fewer
+        references)."""
+        _check_joinable(self, other, self.key, other.key)
+        _check_joinable(self, other, self.score, other.score)
+        if other.counts.shape[2] != self.counts.shape[2]:
+            raise TypeError(f"cannot join GreedyReferences of {self.counts.shape[2]} and {other.counts.shape[2]} "
+                            "counts per reference: they come from different metrics")
+        width = max(self.counts.shape[1], other.counts.shape[1])
+        out = copy.copy(self)
+        out.counts = np.concatenate([np.pad(s.counts, ((0, 0), (0, width - s.counts.shape[1]), (0, 0)))
+                                     for s in (self, other)])
+        out.valid = np.concatenate([np.pad(s.valid, ((0, 0), (0, width - s.valid.shape[1]))) for s in (self, other)])
+        return out
+
     def batch(self, indices: np.ndarray) -> np.ndarray:
         """Scores of every row of `indices`, one greedy pass over all rows at once."""
         return np.asarray(self.score(self._greedy(np.asarray(indices))[1]), dtype=float)
@@ -225,6 +346,19 @@ class GreedyReferences:
                 chosen[:, t] = first_best(self.key(running[:, None, :], candidates), self.valid[indices[:, t]])
             running = running + candidates[rows, chosen[:, t]]
         return chosen, running
+
+
+def _check_joinable(first: Any, second: Any, *rules: Callable[..., Any]) -> None:
+    """TypeError unless `second` is of `first`'s class and the two rules (if given) are the same Python function.
+
+    Rules built by the same factory (`errant_greedy`, `m2_greedy`, ...) share their code whatever their parameters
+    (β, α), which the caller matches (the signatures of the two runs)."""
+    if type(second) is not type(first):
+        raise TypeError(f"cannot join a {type(first).__name__} with a {type(second).__name__}")
+    codes = [getattr(rule, "__code__", None) for rule in rules]
+    if None not in codes and len(set(codes)) > 1:
+        raise TypeError(f"cannot join {type(first).__name__}s of different corpus rules "
+                        f"({', '.join(rule.__qualname__ for rule in rules)})")
 
 
 def first_best(keys: Sequence[np.ndarray], valid: np.ndarray) -> np.ndarray:

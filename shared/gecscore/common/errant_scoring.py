@@ -66,6 +66,8 @@ class FScore:
 
     beta: float = 0.5
     zero_division: ZeroDivision = "errant"
+    #: Round F to this many decimals before references are compared (`errant_compare` rounds to 4; None: exact).
+    decimals: int | None = None
 
     def __post_init__(self) -> None:
         if self.zero_division not in ZERO_DIVISION_RULES:
@@ -103,8 +105,9 @@ class FScore:
         return PRF(p, r, self.f_from(p, r))
 
     def key(self, c: Counts) -> tuple[float, float, float, float]:
-        """Comparison key `(F, TP, -FP, -FN)`: a larger key is a better reference."""
-        return (self.prf(c).f, c.tp, -c.fp, -c.fn)
+        """Comparison key `(F, TP, -FP, -FN)`: a larger key is a better reference (F rounded with `decimals`)."""
+        f = self.prf(c).f
+        return (f if self.decimals is None else round(float(f), self.decimals), c.tp, -c.fp, -c.fn)
 
     def best_reference(self, per_ref: Sequence[Counts], offset: Counts | None = None) -> int:
         """Index of the best reference (strictly greater key replaces; the first wins ties).
@@ -163,11 +166,17 @@ def errant_prf(counts: np.ndarray, rule: FScore) -> tuple[np.ndarray, np.ndarray
     return p, r, f
 
 
+_ROUND = np.frompyfunc(lambda x, decimals: round(float(x), decimals), 2, 1)  # numpy's own round differs
+
+
 def errant_greedy(per_sentence: Sequence[Sequence[Counts]], rule: FScore) -> GreedyReferences:
     """Corpus F_β with ERRANT's greedy reference accumulation (`FScore.aggregate`) on resamples."""
     def key(running: np.ndarray, candidates: np.ndarray) -> tuple[np.ndarray, ...]:
         local = running + candidates
-        return errant_prf(local, rule)[2], local[..., 0], -local[..., 1], -local[..., 2]
+        f = errant_prf(local, rule)[2]
+        if rule.decimals is not None:  # Python's exact decimal rounding, as errant_compare's `round(f, 4)`
+            f = _ROUND(f, rule.decimals).astype(float)
+        return f, local[..., 0], -local[..., 1], -local[..., 2]
 
     return GreedyReferences([[(c.tp, c.fp, c.fn) for c in refs] for refs in per_sentence], key,
                             lambda totals: errant_prf(totals, rule)[2])
