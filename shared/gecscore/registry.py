@@ -41,8 +41,9 @@ class Preset:
 
 
 PRESETS: dict[str, Preset] = {
-    "errant": Preset("uot_errant", {"variant": "errant"}, "plain ERRANT F-beta (uot_errant, variant='errant')",
-                     ("beta",)),
+    "errant": Preset("uot_errant", {"variant": "errant"}, "plain ERRANT F-beta (uot_errant, variant='errant'); "
+                     "convention='errant_compare' scores as ERRANT's errant_compare",
+                     ("beta", "convention", "evaluation", "edit_size", "filter_types")),
     "senterrant": Preset("pt_m2", {"variant": "senterrant", "scorer": "self"},
                          "mean of sentence ERRANT F-beta (pt_m2, variant='senterrant', scorer='self')",
                          ("beta",)),

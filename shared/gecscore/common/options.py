@@ -60,7 +60,8 @@ class Option:
     @property
     def type_doc(self) -> str:
         """The type as documentation shows it."""
-        return {"alpha": "4 floats", "path_or_text": "str or path", "device": "str"}.get(self.type, self.type)
+        return {"alpha": "4 floats", "path_or_text": "str or path", "device": "str",
+                "str_list": "list of str"}.get(self.type, self.type)
 
 
 def _bool(name: str, value: Any) -> bool:
@@ -105,6 +106,14 @@ def _alpha(name: str, value: Any) -> tuple[float, ...]:
     return values
 
 
+def _str_list(name: str, value: Any) -> tuple[str, ...]:
+    if isinstance(value, str):
+        value = (value,)
+    if not hasattr(value, "__iter__") or any(not isinstance(v, str) or not v for v in value):
+        raise TypeError(f"`{name}` must be a list of non-empty strings, got {value!r}")
+    return tuple(value)
+
+
 def _any(name: str, value: Any) -> Any:
     return value
 
@@ -140,7 +149,7 @@ def input_options(*, tokenize: str = "spaCy-tokenise raw text first (otherwise u
 
 
 _CHECKS = {"bool": _bool, "int": _int, "float": _float, "str": _str, "device": _device, "alpha": _alpha,
-           "path_or_text": _any}
+           "path_or_text": _any, "str_list": _str_list}
 
 
 @dataclass(frozen=True)

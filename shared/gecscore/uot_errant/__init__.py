@@ -12,6 +12,7 @@ SPEC = MetricSpec(
     summary="ERRANT edits as encoder edit vectors, matched hypothesis→reference by unbalanced optimal transport",
     variants=("uot", "errant"),
     runner="gecscore.uot_errant.metric",
+    replaces_sentences=("hyp_m2", "ref_m2"),
     options=(
         Option("variant", "str", "uot", "'uot' (UOT-ERRANT) or 'errant' (plain ERRANT F-beta, no encoder)",
                choices=("uot", "errant")),
@@ -32,10 +33,30 @@ SPEC = MetricSpec(
         Option("batch_size", "int", 32, "sentences per forward pass", minimum=1, variants=("uot",)),
         Option("device", "device", None, "'cpu', 'cuda', 'cuda:1', 'mps' (None: cuda when available)", nullable=True,
                variants=("uot",)),
+        Option("convention", "str", "gec-metrics", "plain ERRANT's scoring conventions: 'gec-metrics' (TPs under the "
+               "hypothesis edit's type, exact F when choosing references) or 'errant_compare' (ERRANT's official "
+               "scorer: TPs under the reference type, F rounded to 4 decimals when choosing, duplicated edits once "
+               "per key; needed by `evaluation`, `edit_size`, `filter_types` and M2 input)",
+               choices=("gec-metrics", "errant_compare"), variants=("errant",)),
+        Option("evaluation", "str", "cs", "errant_compare's -cs (span correction), -cse (span correction + type), "
+               "-ds (span detection), -dt (token detection)", choices=("cs", "cse", "ds", "dt"),
+               variants=("errant",)),
+        Option("edit_size", "str", "all", "errant_compare's -single (only 0:1, 1:0, 1:1 edits) or -multi (only "
+               "2+:n or n:2+ edits)", choices=("all", "single", "multi"), variants=("errant",)),
+        Option("filter_types", "str_list", (), "errant_compare's -filt: error types left out (e.g. ['R:SPELL'])",
+               variants=("errant",)),
         *input_options(robust="zero-mass edits leave the transport and transported mass is capped (see the card's "
                        "*Degenerate transports and robust mode*)"),
         Option("return_sentence_scores", "bool", False, "also return per-sentence scores (aliases "
                "`sentence_scores`, `sentences`)", kind="output"),
+        Option("return_types", "int", 0, "per-error-type TP/FP/FN and P/R/F of the corpus (UOT-ERRANT: transported "
+               "mass): 1 = operation (M/R/U), 2 = main type, 3 = full type, as errant_compare -cat (0: none)",
+               choices=(0, 1, 2, 3), kind="output"),
+        Option("hyp_m2", "path_or_text", None, "with `ref_m2`, instead of the sentence lists: the hypothesis M2 "
+               "(path or text), as errant_compare takes it (convention 'errant_compare')", kind="input",
+               variants=("errant",)),
+        Option("ref_m2", "path_or_text", None, "with `hyp_m2`: the reference M2 (path or text)", kind="input",
+               variants=("errant",)),
         Option("return_alignments", "bool", False, "also return edits, vector norms and transport plans per "
                "sentence", kind="output"),
         Option("progress", "bool", False, "show progress bars", kind="output"),

@@ -23,6 +23,7 @@ from gecscore.common.degenerate import (
 from gecscore.common.errant_scoring import errant_greedy
 from gecscore.common.inputs import check_encoder_work
 from gecscore.common.edits import Edit, get_extractor, tokenize as spacy_tokenize
+from gecscore.common.error_types import as_lists, corpus_types, type_table
 from gecscore.common.results import MetricResult, split_output
 from gecscore.common.errant_scoring import PRF, Counts, FScore, total, typed_edit_counts
 from gecscore.common.signature import make_signature
@@ -32,7 +33,7 @@ from gecscore.uot_errant.transport import (
 )
 from gecscore.common.validation import check_references, check_texts, check_tokenised
 
-from gecscore.uot_errant import SPEC
+from gecscore.uot_errant import SPEC, compare
 
 if TYPE_CHECKING:
     from spacy.language import Language
@@ -66,9 +67,20 @@ class UOTConfig:
     variant: str = _DEFAULTS["variant"]
     tokenize: bool = _DEFAULTS["tokenize"]
     device: str | None = _DEFAULTS["device"]
+    convention: str = _DEFAULTS["convention"]
+    evaluation: str = _DEFAULTS["evaluation"]
+    edit_size: str = _DEFAULTS["edit_size"]
+    filter_types: tuple[str, ...] = _DEFAULTS["filter_types"]
 
     def __post_init__(self) -> None:
         check_mode("variant", self.variant, VARIANTS)
+        for name in ("convention", "evaluation", "edit_size"):
+            check_mode(name, getattr(self, name), SPEC.option(name).choices)
+        if self.convention != "errant_compare":
+            changed = [n for n in ("evaluation", "edit_size", "filter_types") if getattr(self, n) != _DEFAULTS[n]]
+            if changed:
+                raise ValueError(f"`{changed[0]}` is errant_compare's option: it needs variant='errant' and "
+                                 "convention='errant_compare'")
         check_mode("cost", self.cost, COST_MODES)
         check_mode("mass", self.mass, MASS_MODES)
         check_mode("vectorize", self.vectorize, VECTORIZE_MODES)
@@ -104,6 +116,9 @@ class UOTConfig:
             settings.update(model=self.model, pooling="mean", max_length=self.max_length, vectorize=self.vectorize,
                             mass=self.mass, cost=self.cost, reg=float(self.reg), reg_m=float(self.reg_m),
                             solver="sinkhorn_stabilized_unbalanced/kl", robust=self.robust)
+        if self.variant == "errant" and self.convention == "errant_compare":
+            settings.update(convention=self.convention, evaluation=self.evaluation, edit_size=self.edit_size,
+                            filter_types=list(self.filter_types) or "none")
         settings["tokenize"] = "spacy" if self.tokenize else "none"
         return make_signature("uot_errant", settings)
 
@@ -120,6 +135,17 @@ class EditSet:
     def norms(self) -> np.ndarray:
         """L2 norms of the edit vectors (float32)."""
         return np.linalg.norm(self.vectors, axis=-1) if len(self.edits) else np.zeros(0, np.float32)
+
+
+@dataclass(frozen=True)
+class SystemEdits:
+    """Checked texts of every system and the references, with their ERRANT edits."""
+
+    sources: list[str]
+    hyps: dict[str, list[str]]
+    refs: list[list[str]]
+    hyp_edits: dict[str, list[list[Edit]]]
+    ref_edits: list[list[list[Edit]]]
 
 
 @dataclass(frozen=True)
@@ -165,7 +191,8 @@ class UOTResult:
                 {"precision": s.scores.p, "recall": s.scores.r, f_name: s.scores.f, "tp": s.counts.tp,
                  "fp": s.counts.fp, "fn": s.counts.fn, "chosen_ref": s.chosen_ref,
                  "per_ref": [[c.tp, c.fp, c.fn] for c in s.per_ref],
-                 "types": {k: [c.tp, c.fp, c.fn] for k, c in s.per_ref_types[s.chosen_ref].items()}}
+                 "types": as_lists(s.per_ref_types[s.chosen_ref]),
+                 "per_ref_types": [as_lists(types) for types in s.per_ref_types]}
                 for s in self.sentences
             ]
         if alignments:
@@ -197,9 +224,19 @@ def run_systems(sources: Sequence[str], systems: Mapping[str, Sequence[str]], re
     """Score several systems against shared references in the one result protocol (every text embedded once)."""
     opts = SPEC.resolve(options)
     config = UOTConfig(**{k: v for k, v in opts.items() if k in SPEC.names("setting")})
+    levels = opts["return_types"]
+    if opts["hyp_m2"] is not None or opts["ref_m2"] is not None:
+        if config.convention != "errant_compare":
+            raise ValueError("`hyp_m2`/`ref_m2` score M2 files as errant_compare does: pass "
+                             "convention='errant_compare'")
+        return {name: compare.score_m2(opts["hyp_m2"], opts["ref_m2"], config, levels) for name in systems}
     scorer = UOTErrant(config, progress=progress, warn=False, max_tokens=opts["max_tokens"])
+    if config.variant == "errant" and config.convention == "errant_compare":
+        edits = scorer.edits(sources, systems, references)
+        return {name: compare.score_sentences(edits.sources, edits.hyps[name], edits.refs, edits.hyp_edits[name],
+                                              edits.ref_edits, config, levels) for name in systems}
     results = scorer.score_systems(sources, systems, references)
-    return {name: _protocol(result, opts["return_alignments"]) for name, result in results.items()}
+    return {name: _protocol(result, opts["return_alignments"], levels) for name, result in results.items()}
 
 
 def run(sources: Sequence[str], predictions: Sequence[str], references: Sequence[Any], *, progress: bool = False,
@@ -208,11 +245,14 @@ def run(sources: Sequence[str], predictions: Sequence[str], references: Sequence
     return run_systems(sources, {"system": predictions}, references, progress=progress, **options)["system"]
 
 
-def _protocol(result: UOTResult, alignments: bool) -> MetricResult:
+def _protocol(result: UOTResult, alignments: bool, levels: int) -> MetricResult:
     out = result.as_dict(sentence_scores=True, alignments=alignments)
     sentences = out.pop("sentence_scores")
     signature = out.pop("signature")
     scores, details = split_output(out)
+    if levels:
+        chosen = [s.per_ref_types[k] for s, k in zip(result.sentences, result.corpus_refs)]
+        details["types"] = type_table(corpus_types(chosen), levels, result.config.rule, result.config.f_name)
     statistic = errant_greedy([s.per_ref for s in result.sentences], result.config.rule)
     return MetricResult("uot_errant", scores, result.config.f_name, sentences, statistic, signature, details)
 
@@ -248,29 +288,10 @@ class UOTErrant:
                       references: Sequence[Any]) -> dict[str, UOTResult]:
         """Score several systems on the same sources and references, embedding every distinct text once."""
         cfg = self.config
-        sources = check_texts("sources", sources)
-        n = len(sources)
-        if not systems:
-            raise ValueError("`systems` is empty; give at least one system's predictions")
-        hyps = {}
-        for name, preds in systems.items():
-            label = "predictions" if len(systems) == 1 else f"predictions of {name!r}"
-            hyps[name] = check_texts(label, preds)
-            if len(hyps[name]) != n:
-                raise ValueError(f"{label} has {len(hyps[name])} sentences but `sources` has {n}")
-        refs = check_references(references, n)
-        if cfg.variant == "uot":
-            self.encoder.check_max_length(cfg.max_length)  # before spaCy and the encoder do any work
-        sources, hyps, refs = self._prepare_text(sources, hyps, refs)
-
-        extractor = get_extractor(self._nlp)
-        flat_ref_src = [sources[i] for i, rs in enumerate(refs) for _ in rs]
-        flat_ref_edits = iter(extractor.extract(flat_ref_src, [r for rs in refs for r in rs], progress=self.progress))
-        ref_edits = [[next(flat_ref_edits) for _ in rs] for rs in refs]
-        names = list(hyps)
-        all_hyp_edits = extractor.extract(sources * len(names), [h for name in names for h in hyps[name]],
-                                          progress=self.progress)
-        hyp_edits = {name: all_hyp_edits[k * n:(k + 1) * n] for k, name in enumerate(names)}
+        edits = self.edits(sources, systems, references)
+        sources, hyps, refs, hyp_edits, ref_edits = (edits.sources, edits.hyps, edits.refs, edits.hyp_edits,
+                                                     edits.ref_edits)
+        n, names = len(sources), list(hyps)
 
         if cfg.variant == "errant":
             return {name: self._errant_result(hyp_edits[name], ref_edits) for name in names}
@@ -287,6 +308,37 @@ class UOTErrant:
             result.degenerate = merge(result.degenerate, cut["sources"], cut["references"],
                                       self._truncated_texts(hyps[name], "prediction"))
         return results
+
+    def edits(self, sources: Sequence[str], systems: Mapping[str, Sequence[str]], references: Sequence[Any]
+              ) -> SystemEdits:
+        """Checked (and with `tokenize`, tokenised) texts and the ERRANT edits of every hypothesis and reference;
+        `UNK` edits are kept for `convention='errant_compare'` (its detection modes count them)."""
+        cfg = self.config
+        sources = check_texts("sources", sources)
+        n = len(sources)
+        if not systems:
+            raise ValueError("`systems` is empty; give at least one system's predictions")
+        hyps = {}
+        for name, preds in systems.items():
+            label = "predictions" if len(systems) == 1 else f"predictions of {name!r}"
+            hyps[name] = check_texts(label, preds)
+            if len(hyps[name]) != n:
+                raise ValueError(f"{label} has {len(hyps[name])} sentences but `sources` has {n}")
+        refs = check_references(references, n)
+        if cfg.variant == "uot":
+            self.encoder.check_max_length(cfg.max_length)  # before spaCy and the encoder do any work
+        sources, hyps, refs = self._prepare_text(sources, hyps, refs)
+        extractor = get_extractor(self._nlp)
+        keep_unk = cfg.variant == "errant" and cfg.convention == "errant_compare"
+        flat_ref_src = [sources[i] for i, rs in enumerate(refs) for _ in rs]
+        flat_ref_edits = iter(extractor.extract(flat_ref_src, [r for rs in refs for r in rs], keep_unk=keep_unk,
+                                                progress=self.progress))
+        ref_edits = [[next(flat_ref_edits) for _ in rs] for rs in refs]
+        names = list(hyps)
+        all_hyp_edits = extractor.extract(sources * len(names), [h for name in names for h in hyps[name]],
+                                          keep_unk=keep_unk, progress=self.progress)
+        hyp_edits = {name: all_hyp_edits[k * n:(k + 1) * n] for k, name in enumerate(names)}
+        return SystemEdits(sources, hyps, refs, hyp_edits, ref_edits)
 
     def _truncated(self, sources: list[str], refs: list[list[str]]) -> dict[str, list[dict[str, Any]]]:
         """TRUNCATED records of the sources and of the references (by example index)."""
