@@ -35,7 +35,10 @@ _KWARGS_DESCRIPTION = kwargs_description("uot_errant", inputs="""\
     f0.5 (float): corpus F-beta (key named for beta).
     tp, fp, fn (float): the corpus counts (transported / untransported mass).
     degenerate_sentences (list of dict): transports with zero-mass edits or POT numerical errors (variant uot).
-    sentence_scores (list of dict): per sentence precision, recall, F, counts and chosen reference, on request.
+    types (dict): with `return_types` > 0, `{"level", "rows": {category: {tp, fp, fn, precision, recall, f0.5}}}`
+        over the references the corpus rule chose (TP = transported mass for variant uot).
+    sentence_scores (list of dict): per sentence precision, recall, F, counts, chosen reference and counts per
+        error type against every reference, on request.
     alignments (list of dict): per sentence edits, norms, masses and the plan against every reference, on request.
     signature (str): the versions and settings that produced the score.
 """, examples="""\
@@ -48,6 +51,10 @@ _KWARGS_DESCRIPTION = kwargs_description("uot_errant", inputs="""\
     >>> errant = evaluate.load("metrics/uot_errant", variant="errant")
     >>> errant.compute(sources=["He go to school yesterday ."], predictions=["He went to school yesterday ."],
     ...                references=["He went to school yesterday ."])["f0.5"]
+    1.0
+    >>> official = evaluate.load("metrics/uot_errant", variant="errant", convention="errant_compare")
+    >>> official.compute(sources=["He go to school ."], predictions=["He goes to school ."],
+    ...                  references=["He goes to school ."], return_types=1)["types"]["rows"]["R"]["tp"]
     1.0
 
 """)
@@ -68,7 +75,8 @@ class UotErrant(GECMetric):
 
     def _compute(self, sources, predictions, references=None, *, variant="uot",
                  model="google/electra-base-discriminator", beta=0.5, vectorize="ref-remove", mass="norm",
-                 cost="euclidean", reg=0.1, reg_m=0.1, max_length=128, batch_size=32, device=None, robust=False,
+                 cost="euclidean", reg=0.1, reg_m=0.1, max_length=128, batch_size=32, device=None,
+                 convention="gec-metrics", evaluation="cs", edit_size="all", filter_types=(), robust=False,
                  tokenize=False, normalize=False, max_tokens=700, max_changed_run=80, return_sentence_scores=False,
-                 return_alignments=False, progress=False):
+                 return_types=0, hyp_m2=None, ref_m2=None, return_alignments=False, progress=False):
         return self.score(sources, predictions, references, locals())

@@ -23,6 +23,7 @@ from gecscore.common.degenerate import (
 from gecscore.common.errant_scoring import errant_greedy
 from gecscore.common.inputs import check_encoder_work
 from gecscore.common.edits import Edit, get_extractor, tokenize as spacy_tokenize
+from gecscore.common.errant_compare import CompareSettings
 from gecscore.common.error_types import as_lists, corpus_types, type_table
 from gecscore.common.results import MetricResult, split_output
 from gecscore.common.errant_scoring import PRF, Counts, FScore, total, typed_edit_counts
@@ -108,6 +109,11 @@ class UOTConfig:
     def f_name(self) -> str:
         """Output key of the F score, named for β (`f0.5`)."""
         return f"f{self.beta:g}"
+
+    @property
+    def compare_settings(self) -> CompareSettings:
+        """errant_compare's flags (`convention='errant_compare'`)."""
+        return CompareSettings(self.beta, self.evaluation, self.edit_size, frozenset(self.filter_types))
 
     def signature(self) -> str:
         """Version signature of this configuration."""
@@ -225,16 +231,18 @@ def run_systems(sources: Sequence[str], systems: Mapping[str, Sequence[str]], re
     opts = SPEC.resolve(options)
     config = UOTConfig(**{k: v for k, v in opts.items() if k in SPEC.names("setting")})
     levels = opts["return_types"]
+    output = compare.Output(config.f_name, config.signature(), levels)
     if opts["hyp_m2"] is not None or opts["ref_m2"] is not None:
         if config.convention != "errant_compare":
             raise ValueError("`hyp_m2`/`ref_m2` score M2 files as errant_compare does: pass "
                              "convention='errant_compare'")
-        return {name: compare.score_m2(opts["hyp_m2"], opts["ref_m2"], config, levels) for name in systems}
+        return {name: compare.score_m2(opts["hyp_m2"], opts["ref_m2"], config.compare_settings, output)
+                for name in systems}
     scorer = UOTErrant(config, progress=progress, warn=False, max_tokens=opts["max_tokens"])
     if config.variant == "errant" and config.convention == "errant_compare":
         edits = scorer.edits(sources, systems, references)
         return {name: compare.score_sentences(edits.sources, edits.hyps[name], edits.refs, edits.hyp_edits[name],
-                                              edits.ref_edits, config, levels) for name in systems}
+                                              edits.ref_edits, config.compare_settings, output) for name in systems}
     results = scorer.score_systems(sources, systems, references)
     return {name: _protocol(result, opts["return_alignments"], levels) for name, result in results.items()}
 
