@@ -45,6 +45,8 @@ _KWARGS_DESCRIPTION = kwargs_description("pt_m2", inputs="""\
     sentence_scores (list of float): when requested.
     edits (list of dict): when requested; per sentence the chosen annotator/reference and its weighted
         counts, and for every annotator/reference the system edits (weight, matched) and gold edits (weight).
+    types (dict): when `return_types` > 0; `{"level", "rows": {category: {tp, fp, fn, precision, recall,
+        f0.5}}}` over each sentence's chosen annotator/reference (see the card's *Per-error-type breakdown*).
     signature (str): the versions and settings that produced the score.
 """, examples="""\
     >>> import evaluate
@@ -76,5 +78,5 @@ class PtM2(GECMetric):
     def _compute(self, sources, predictions, references=None, *, variant="sentm2", scorer="bertscore",
                  model="bert-base-uncased", layer=None, beta=0.5, max_unchanged_words=2, device=None, robust=False,
                  tokenize=False, normalize=False, max_tokens=700, max_changed_run=80, gold_m2=None,
-                 sentence_scores=False, return_edits=False, progress=False):
+                 sentence_scores=False, return_edits=False, return_types=0, progress=False):
         return self.score(sources, predictions, references, locals())

@@ -35,6 +35,8 @@ SPEC = MetricSpec(
         Option("return_edits", "bool", False, "also return, per sentence, every annotator's (reference's) edits, "
                "weights and counts",
                kind="output"),
+        Option("return_types", "int", 0, "per-error-type TP/FP/FN and P/R/F of the corpus: 1 = operation (M/R/U), "
+               "2 = main type, 3 = full type, as errant_compare -cat (0: none)", choices=(0, 1, 2, 3), kind="output"),
         Option("progress", "bool", False, "show progress bars", kind="output"),
     ),
 )

@@ -29,6 +29,8 @@ if TYPE_CHECKING:
 
 EPSILON = 0.001
 INF = math.inf
+#: The main type of system edits that neither match a gold edit nor touch a gold edit's tokens (`typed_counts`).
+UNTYPED = "UNTYPED"
 
 Cell = tuple[int, int]
 Arc = tuple[Cell, Cell]
@@ -466,19 +468,35 @@ class Lattice:
         return seq
 
 
-def match_sequence(edit_seq: Sequence[SysEdit], gold: Sequence[GoldEdit]) -> list[SysEdit]:
-    """System edits that match gold edits, scanning left to right with a moving gold index.
+def match_pairs(edit_seq: Sequence[SysEdit], gold: Sequence[GoldEdit]) -> list[tuple[SysEdit, int]]:
+    """Every (system edit, gold index) match, scanning left to right with a moving gold index.
 
-    As in the reference there is no early stop: an edit matching two identical gold edits counts twice.
+    As in the reference there is no early stop: an edit matching two identical gold edits matches twice.
     """
-    matched: list[SysEdit] = []
+    pairs: list[tuple[SysEdit, int]] = []
     start = 0
     for edit in reversed(edit_seq):
         for k in range(start, len(gold)):
             if gold[k].accepts(edit):
-                matched.append(edit)
+                pairs.append((edit, k))
                 start = k + 1
-    return matched
+    return pairs
+
+
+def match_sequence(edit_seq: Sequence[SysEdit], gold: Sequence[GoldEdit]) -> list[SysEdit]:
+    """System edits that match gold edits (`match_pairs`; an edit matching two gold edits is listed twice)."""
+    return [edit for edit, _ in match_pairs(edit_seq, gold)]
+
+
+def touched(edit: SysEdit | GoldEdit) -> range:
+    """The source tokens an edit touches, as errant_compare's token-based detection: an insertion touches the
+    token on its right."""
+    return range(edit.start, max(edit.end, edit.start + 1))
+
+
+def operation(edit: SysEdit) -> str:
+    """ERRANT's operation of an edit from its shape: `M` (nothing replaced), `U` (nothing inserted), else `R`."""
+    return "M" if not edit.orig else "U" if not edit.corr else "R"
 
 
 @dataclass(frozen=True)
@@ -519,6 +537,44 @@ class AnnotatorEdits:
             float(sum(weights[by_gold.get(k, g.first)] for k, g in enumerate(self.gold))),
         )
 
+    def typed_counts(self, types: Sequence[str], weights: Mapping[SysEdit, float] | None = None, *,
+                     robust: bool = False) -> dict[str, M2Counts]:
+        """`counts` per error type, `types[k]` being gold edit k's type; the types add up to `counts`.
+
+        A match counts under its gold edit's type. M² does not classify system edits, so each system edit is
+        proposed under the type of the first gold edit it matched, else of the first gold edit that shares a source
+        token with it (`touched`: the error it attempted), else under `<operation>:UNTYPED` (`operation`).
+        """
+        weights = _Unit() if weights is None else weights
+        if robust:
+            by_gold = self.robust_matches()[1]
+            pairs = [(edit, k) for k, edit in by_gold.items()]
+            gold_weights = [weights[by_gold.get(k, g.first)] for k, g in enumerate(self.gold)]
+        else:
+            pairs = match_pairs(self.edit_seq, self.gold)
+            gold_weights = [weights[g.first] for g in self.gold]
+        out: dict[str, M2Counts] = {}
+
+        def add(error_type: str, counts: M2Counts) -> None:
+            out[error_type] = out[error_type] + counts if error_type in out else counts
+
+        first_match: dict[SysEdit, int] = {}
+        for edit, k in pairs:
+            add(types[k], M2Counts(float(weights[edit]), 0.0, 0.0))
+            first_match.setdefault(edit, k)
+        first_at_token: dict[int, int] = {}
+        for k, g in enumerate(self.gold):
+            for token in touched(g):
+                first_at_token.setdefault(token, k)
+        for edit in reversed(self.edit_seq):
+            attempted = [first_at_token[t] for t in touched(edit) if t in first_at_token]
+            k = first_match.get(edit, min(attempted, default=None))
+            error_type = f"{operation(edit)}:{UNTYPED}" if k is None else types[k]
+            add(error_type, M2Counts(0.0, float(abs(weights[edit])), 0.0))
+        for k, w in enumerate(gold_weights):
+            add(types[k], M2Counts(0.0, 0.0, float(w)))
+        return out
+
     def robust_matches(self) -> tuple[list[SysEdit], dict[int, SysEdit]]:
         """The matches of robust mode: each system edit matches at most one gold edit (the first it can, scanning
         as `match_sequence` does), and each matched gold edit is returned with the system edit that matched it (so
@@ -553,6 +609,16 @@ def extract_edits(source: Sequence[str], hypothesis: Sequence[str], golds: Mappi
         seq = lattice.edit_sequence(gold, early_exit=early_exit)
         out.append(AnnotatorEdits(annotator, tuple(seq), tuple(match_sequence(seq, gold)), gold))
     return out
+
+
+def gold_types(sentence: M2Sentence) -> dict[int, list[str]]:
+    """The M2 error type of every gold edit, per annotator: parallel to `gold_edits`."""
+    types: dict[int, list[str]] = {}
+    for e in sentence.edits:
+        annotator = types.setdefault(e.annotator, [])
+        if not e.is_noop:
+            annotator.append(e.type)
+    return types or {0: []}
 
 
 def gold_edits(sentence: M2Sentence) -> dict[int, list[GoldEdit]]:

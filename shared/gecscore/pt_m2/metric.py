@@ -9,6 +9,10 @@ the `self` scorer).
 Each weight request puts F(source, ref) once per sentence and reference and all pseudo
 sentences into one batched similarity call.
 
+Every candidate keeps its counts per error type (`Candidate.types`; `return_types` tabulates them with
+`gecscore.common.error_types`): ERRANT's types for PT-ERRANT, the gold M2 types for PT-M²
+(`AnnotatorEdits.typed_counts` says where the unclassified system edits go).
+
 Degenerate sentences (`PTResult.degenerate`, the records of `gecscore.common.degenerate`): texts BERTScore truncates,
 edits it cannot see (weight exactly 0), and M² counts with correct > proposed or correct > gold
 (`INCONSISTENT_COUNTS`), which `robust=True` bounds (`AnnotatorEdits.counts(..., robust=True)`).
@@ -31,6 +35,7 @@ from gecscore.common.errant_scoring import FScore, total
 from gecscore.pt_m2.lattice import AnnotatorEdits, M2Counts, SysEdit, m2_greedy
 from gecscore.common.bootstrap import CorpusStatistic, SentenceMean
 from gecscore.common.errant_scoring import errant_greedy
+from gecscore.common.error_types import as_lists, corpus_types, type_table
 from gecscore.common.m2io import M2Sentence, edits_to_m2, m2_references, m2_target, read_m2_input
 from gecscore.common.results import MetricResult
 from gecscore.common.signature import make_signature
@@ -137,6 +142,7 @@ class Candidate:
     system_edits: tuple[tuple[SysEdit, float, bool], ...]  # (edit, weight, matched)
     gold_edits: tuple[tuple[SysEdit, float], ...]  # first alternative (M²) or ERRANT reference edit, weight
     counts: tuple[float, float, float]  # correct/TP, proposed/TP+FP, gold/TP+FN (weighted)
+    types: Mapping[str, ErrantCounts]  # TP/FP/FN per error type (`typed_m2_counts`, `weighted_errant_counts`)
 
 
 @dataclass(frozen=True)
@@ -149,6 +155,11 @@ class SentenceResult:
     recall: float
     f: float
     candidates: tuple[Candidate, ...]
+
+    @property
+    def types(self) -> Mapping[str, ErrantCounts]:
+        """TP/FP/FN per error type against the chosen annotator or reference."""
+        return next(c.types for c in self.candidates if c.index == self.chosen)
 
 
 @dataclass(frozen=True)
@@ -217,6 +228,7 @@ def score_m2(sources: Sequence[str], hypotheses: Sequence[str], gold: Sequence[M
     texts = gold_references(gold, None) if reference_texts is None else reference_texts
     sentence_level = variant == "sentm2"
     extracted: list[list[AnnotatorEdits]] = []
+    gold_types: list[dict[int, list[str]]] = []
     requests: list[WeightRequest] = []
     owners: list[tuple[int, int]] = []  # (sentence, annotator) of each request
     rows = tqdm(range(len(sources)), desc="PT-M2 edits", disable=not progress, leave=False)
@@ -225,6 +237,7 @@ def score_m2(sources: Sequence[str], hypotheses: Sequence[str], gold: Sequence[M
         per_annotator = m2.extract_edits(source, hypotheses[i].split(), m2.gold_edits(gold[i]),
                                          max_unchanged_words=max_unchanged_words)
         extracted.append(per_annotator)
+        gold_types.append(m2.gold_types(gold[i]))
         for a in per_annotator:
             edits = a.edits_to_weigh()
             requests.append(WeightRequest(" ".join(source), texts[i][a.annotator],
@@ -235,7 +248,7 @@ def score_m2(sources: Sequence[str], hypotheses: Sequence[str], gold: Sequence[M
     sentences: list[list[Candidate]] = []
     counts: list[list[M2Counts]] = []
     degenerate = truncated_texts(requests, owners, similarity, "annotator")
-    for i, per_annotator in enumerate(extracted):
+    for i, (per_annotator, types) in enumerate(zip(extracted, gold_types)):
         candidates, sentence_counts = [], []
         for a in per_annotator:
             raw = dict(zip(a.edits_to_weigh(), next(weights)))
@@ -255,6 +268,7 @@ def score_m2(sources: Sequence[str], hypotheses: Sequence[str], gold: Sequence[M
                 tuple((e, w[e], e in matched) for e in reversed(a.edit_seq)),
                 tuple((g.first, w[g.first]) for g in a.gold),
                 tuple(c),
+                typed_m2_counts(a.typed_counts(types[a.annotator], w, robust=robust)),
             ))
             sentence_counts.append(c)
         sentences.append(candidates)
@@ -271,9 +285,15 @@ def score_m2(sources: Sequence[str], hypotheses: Sequence[str], gold: Sequence[M
 # PT-ERRANT (ERRANT edits against raw references; gec-metrics)
 
 
+def typed_m2_counts(types: Mapping[str, M2Counts]) -> dict[str, ErrantCounts]:
+    """Per-type correct / proposed / gold as TP, FP = proposed − correct, FN = gold − correct."""
+    return {t: ErrantCounts(c.correct, c.proposed - c.correct, c.gold - c.correct) for t, c in types.items()}
+
+
 def weighted_errant_counts(hyp_edits: Sequence[Edit], ref_edits: Sequence[Edit],
-                           weights: dict[tuple[int, int, str], float]) -> ErrantCounts:
-    """ERRANT TP/FP/FN where each edit adds its weight; summed per error type, then over types."""
+                           weights: dict[tuple[int, int, str], float]) -> dict[str, ErrantCounts]:
+    """ERRANT TP/FP/FN per error type where each edit adds its weight (TP and FP under the hypothesis edit's type,
+    FN under the reference edit's); the metric sums them over types in this order."""
     ref_keys = {e.key for e in ref_edits}
     hyp_keys = {e.key for e in hyp_edits}
     by_type: dict[str, ErrantCounts] = {}
@@ -285,13 +305,15 @@ def weighted_errant_counts(hyp_edits: Sequence[Edit], ref_edits: Sequence[Edit],
     for e in ref_edits:
         if e.key not in hyp_keys:
             by_type[e.type] = by_type.get(e.type, ErrantCounts()) + ErrantCounts(fn=weights[e.key])
-    return total(by_type.values())
+    return by_type
 
 
 def score_errant(sources: Sequence[str], hypotheses: Sequence[str], references: Sequence[Sequence[str]], *,
                  extractor: EditExtractor, variant: Variant = "senterrant", similarity: Similarity | None = None,
                  beta: float = 0.5, progress: bool = False, max_tokens: int | None = None) -> PTResult:
-    """PT-ERRANT (`errant`: greedy corpus F_β, `senterrant`: mean sentence F_β); references per sentence."""
+    """PT-ERRANT (`errant`: greedy corpus F_β, `senterrant`: mean sentence F_β); references per sentence.
+
+    Each sentence's `chosen` reference is the greedy corpus choice (`errant`) or its own best (`senterrant`)."""
     if variant not in ("errant", "senterrant"):
         raise ValueError(f"`variant` must be 'errant' or 'senterrant' here, got {variant!r}")
     if not (len(sources) == len(hypotheses) == len(references)):
@@ -325,7 +347,8 @@ def score_errant(sources: Sequence[str], hypotheses: Sequence[str], references: 
                 edits = {e.key: _as_sys(e) for e in (*hyp, *r_edits)}
                 degenerate += zero_weight_edits(i, "reference", r, {edits[k]: v for k, v in w.items()},
                                                 {_as_sys(e) for e in hyp})
-            c = weighted_errant_counts(hyp, r_edits, w)
+            types = weighted_errant_counts(hyp, r_edits, w)
+            c = total(types.values())
             counts.append(c)
             ref_keys = {e.key for e in r_edits}
             cands.append(Candidate(
@@ -333,6 +356,7 @@ def score_errant(sources: Sequence[str], hypotheses: Sequence[str], references: 
                 tuple((_as_sys(e), w[e.key], e.key in ref_keys) for e in hyp),
                 tuple((_as_sys(e), w[e.key]) for e in r_edits),
                 (c.tp, c.tp + c.fp, c.tp + c.fn),
+                types,
             ))
         per_sentence.append(counts)
         candidates.append(cands)
@@ -461,6 +485,8 @@ def run(sources: Sequence[str], predictions: Sequence[str], references: Sequence
         raise ValueError(f"`gold_m2` has {len(gold)} sentences but there are {n} predictions")
     sources, predictions, refs = prepare_text(sources, predictions, refs, tokenize=opts["tokenize"],
                                               gold_given=gold is not None)
+    if gold is not None and variant in ("m2", "sentm2"):
+        check_type_level(gold, opts["return_types"])
     similarity = None
     if scorer == "bertscore":
         from gecscore.common.edit_impact import BERTScoreSimilarity
@@ -482,8 +508,11 @@ def run(sources: Sequence[str], predictions: Sequence[str], references: Sequence
     records = [sentence_record(s, variant) for s in result.sentences]
     who = "annotator" if variant in ("m2", "sentm2") else "reference"
     sentences = [{f_key: s.f, "precision": s.precision, "recall": s.recall, who: s.chosen,
-                  "counts": [list(c.counts) for c in s.candidates]} for s in result.sentences]
+                  "counts": [list(c.counts) for c in s.candidates],
+                  "types": [as_lists(c.types) for c in s.candidates]} for s in result.sentences]
     details: dict[str, Any] = {"edits": records} if opts["return_edits"] else {}
+    if opts["return_types"]:
+        details["types"] = types_table(result, opts["return_types"], beta)
     details["degenerate_sentences"] = list(result.degenerate)  # reported once, with the input layer's, by the registry
     return MetricResult(
         "pt_m2", {"precision": result.precision, "recall": result.recall, f_key: result.f, "score": result.f},
@@ -491,6 +520,23 @@ def run(sources: Sequence[str], predictions: Sequence[str], references: Sequence
         signature(variant, scorer, similarity, beta, opts["max_unchanged_words"],
                   "m2" if gold_m2 is not None else "references", opts["robust"]),
         details, sentence_output=[s.f for s in result.sentences])
+
+
+def check_type_level(gold: Sequence[M2Sentence], level: int) -> None:
+    """Refuse levels 1 and 2 (operation, main type) when the gold M2's types are not ERRANT's (`R:NOUN`, `UNK`)."""
+    if level not in (1, 2):
+        return
+    for i, block in enumerate(gold):
+        for e in block.edits:
+            if not (e.is_noop or e.type == "UNK" or (len(e.type) > 2 and e.type[0] in "MRU" and e.type[1] == ":")):
+                raise ValueError(f"`return_types={level}` merges ERRANT error types (M:/R:/U:...), but the gold M2 "
+                                 f"has the type {e.type!r} (sentence {i}); use return_types=3")
+
+
+def types_table(result: PTResult, level: int, beta: float) -> dict[str, Any]:
+    """The corpus per-type table (`gecscore.common.error_types.type_table`) over each sentence's chosen annotator
+    or reference: the greedy corpus choice (`m2`, `errant`), each sentence's own best (`sentm2`, `senterrant`)."""
+    return type_table(corpus_types([s.types for s in result.sentences]), level, FScore(beta, "errant"), f"f{beta:g}")
 
 
 def corpus_statistic(result: PTResult, variant: str, beta: float) -> CorpusStatistic:
