@@ -19,6 +19,18 @@ token states of the same run (~0.8 GiB), and keeps a model plus its cache within
 machine; the former bound of 200,000 entries allowed ~18 GiB of bert-base token states. Set another budget with
 `Encoder.get(..., cache_bytes=...)` or the environment variable `GECSCORE_CACHE_BYTES` (an int of bytes or e.g.
 `512MiB`, `2GiB`; `0` turns the cache off). An output larger than the whole budget is returned but not cached.
+
+Truncated forward: a hidden layer (`layer=k`, as BERTScore asks: layer 9 of bert-base-uncased's 12) runs only the
+embeddings and the first k transformer blocks, and no forward asks for `output_hidden_states`. Hidden state k is the
+input of block k (`truncated_hidden_state` stops the forward there), and the last one (k = num_layers) is
+`last_hidden_state` of a plain forward, final norm included (ModernBERT's `final_norm`), as `hidden_states[-1]` is.
+This holds for the architectures in `TRUNCATABLE` (BERT and MiniLM, RoBERTa, XLM-R, CamemBERT, ELECTRA, DeBERTa
+v1/v2, DistilBERT, ModernBERT); any other model keeps the full forward with `output_hidden_states=True`. The values
+are bit-identical, and that is checked, not assumed: the first batch of each layer runs the full forward, and
+truncation is used from the second batch on only where that batch's `hidden_states[k]` equals exactly what the
+truncated forward returns (block k's input, or `last_hidden_state`); otherwise (another transformers version that
+ties the states differently, a model that changes a state in place) the encoder keeps the full forward.
+`Encoder.truncated_layers` records the outcome per layer; `Encoder.truncate = False` turns truncation off.
 """
 
 from __future__ import annotations
@@ -27,6 +39,7 @@ import gc
 import os
 import re
 import sys
+import threading
 from collections import OrderedDict
 from typing import Any, Callable, Hashable, Sequence, TypeVar
 
@@ -48,6 +61,88 @@ ENTRY_OVERHEAD = 256
 _UNITS = {"": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30, "t": 1 << 40}
 _DTYPES = {"float32": "float32", "fp32": "float32", "float16": "float16", "fp16": "float16",
            "bfloat16": "bfloat16", "bf16": "bfloat16"}
+
+
+#: `config.model_type` -> path (from the loaded `AutoModel`) of the ModuleList of its transformer blocks, for the
+#: architectures whose hidden state k < num_layers is the input of block k and whose last hidden state is
+#: `last_hidden_state`; their hidden layers run truncated. Other models run whole with `output_hidden_states=True`.
+TRUNCATABLE = {
+    "bert": "encoder.layer",  # also all-MiniLM-L6-v2 and the other sentence-transformers MiniLMs
+    "roberta": "encoder.layer",
+    "xlm-roberta": "encoder.layer",
+    "camembert": "encoder.layer",
+    "electra": "encoder.layer",
+    "deberta": "encoder.layer",
+    "deberta-v2": "encoder.layer",  # hidden state 1 is after the conv of block 0: block 1's input
+    "distilbert": "transformer.layer",
+    "modernbert": "layers",  # hidden states k < N are before `final_norm`; the last one (and last_hidden_state) after
+}
+
+
+class _Reached(Exception):
+    """Raised by the hook that stops a truncated forward at the block whose input is the wanted hidden state."""
+
+    def __init__(self, states: Any) -> None:
+        super().__init__("truncated forward reached its layer")
+        self.states = states
+
+
+def transformer_blocks(model: Any) -> Any:
+    """The ModuleList of `model`'s transformer blocks (one per hidden layer) when its architecture is in
+    `TRUNCATABLE`, else None."""
+    import torch
+
+    config = getattr(model, "config", None)
+    path = TRUNCATABLE.get(getattr(config, "model_type", None))
+    if path is None:
+        return None
+    blocks = model
+    for name in path.split("."):
+        blocks = getattr(blocks, name, None)
+    if not isinstance(blocks, torch.nn.ModuleList) or len(blocks) != int(getattr(config, "num_hidden_layers", -1)):
+        return None
+    return blocks
+
+
+def stop_block(model: Any, layer: int) -> Any:
+    """The block whose input is hidden state `layer` (< num_layers) of `model`, or None where unknown."""
+    blocks = transformer_blocks(model)
+    return None if blocks is None or not 0 <= layer < len(blocks) else blocks[layer]
+
+
+def _block_input(args: tuple, kwargs: dict) -> Any:
+    """The hidden states a block is called with (first positional argument, or `hidden_states=`)."""
+    return args[0] if args else kwargs.get("hidden_states")
+
+
+def truncated_hidden_state(model: Any, input_ids: Any, attention_mask: Any, layer: int) -> Any:
+    """Hidden state `layer` of `model` (0 = the embeddings' output, num_hidden_layers = the last) computed with the
+    embeddings and the first `layer` transformer blocks only, and without `output_hidden_states`; None when the
+    architecture is not in `TRUNCATABLE`.
+
+    For layer k < num_layers the forward stops when block k is called and returns its input; for the last layer
+    it is `last_hidden_state`. For the architectures in `TRUNCATABLE` this is what `output_hidden_states=True`
+    returns at index k, bit for bit (`Encoder` checks it once per layer before relying on it). Call it under
+    `torch.inference_mode()` or `torch.no_grad()`."""
+    blocks = transformer_blocks(model)
+    if blocks is None or not 0 <= layer <= len(blocks):
+        return None
+    if layer == len(blocks):
+        return model(input_ids=input_ids, attention_mask=attention_mask, output_hidden_states=False).last_hidden_state
+    owner = threading.get_ident()  # another thread's forward through the same model is left alone
+
+    def stop(_module: Any, args: tuple, kwargs: dict) -> None:
+        if threading.get_ident() == owner:
+            raise _Reached(_block_input(args, kwargs))
+
+    handle = stop_block(model, layer).register_forward_pre_hook(stop, with_kwargs=True)
+    try:
+        model(input_ids=input_ids, attention_mask=attention_mask, output_hidden_states=False)
+    except _Reached as reached:
+        return reached.states
+    finally:
+        handle.remove()
+    return None  # block `layer` was never called: not the architecture we took it for
 
 
 def resolve_model(name_or_path: str) -> str:
@@ -214,6 +309,10 @@ class Encoder:
         self._cache_used = 0
         self.forward_count = 0  # texts run through the model
         self.cache_hits = 0  # distinct texts per call answered from the cache
+        #: Run hidden layers truncated where the architecture allows it (False: always the full forward).
+        self.truncate = True
+        #: layer -> whether its truncated forward matched `output_hidden_states` on the first batch and is used.
+        self.truncated_layers: dict[int, bool] = {}
 
     @classmethod
     def get(cls, name_or_path: str, *, device: str | None = None, dtype: str | None = None,
@@ -393,9 +492,7 @@ class Encoder:
                 input_ids[row, : len(ids[i])] = torch.tensor(ids[i])
                 mask[row, : len(ids[i])] = 1
             with torch.inference_mode():
-                output = self.model(input_ids=input_ids.to(self.device), attention_mask=mask.to(self.device),
-                                    output_hidden_states=layer is not None)
-            states = output.last_hidden_state if layer is None else output.hidden_states[layer]
+                states = self._states(input_ids.to(self.device), mask.to(self.device), layer)
             states = states.float()
             self.forward_count += len(batch)
             if pooling == "mean":
@@ -412,6 +509,49 @@ class Encoder:
                 for row, i in enumerate(batch):
                     results[i] = host[row, : len(ids[i])].copy()
         return results  # type: ignore[return-value]
+
+    def _states(self, input_ids: Any, mask: Any, layer: int | None) -> Any:
+        """Hidden states of `layer` (None: the last) for one batch, in one forward of the model.
+
+        A truncated forward where the layer's check passed (see the module docstring); otherwise the full forward,
+        with `output_hidden_states=True` only when a layer other than the last is asked. The first batch of a layer
+        that may be truncated runs the full forward and checks that hidden_states[layer] is what the truncated
+        forward returns: block `layer`'s input (a copy taken by a hook) or `last_hidden_state`."""
+        import torch
+
+        if layer is None:
+            return self.model(input_ids=input_ids, attention_mask=mask, output_hidden_states=False).last_hidden_state
+        verdict = self.truncated_layers.get(layer)
+        if verdict is None and transformer_blocks(self.model) is None:
+            verdict = self.truncated_layers[layer] = False  # an architecture not in TRUNCATABLE
+        if self.truncate and verdict:
+            states = truncated_hidden_state(self.model, input_ids, mask, layer)
+            if states is not None:
+                return states
+            self.truncated_layers[layer] = False  # never reached its block: keep the full forward from now on
+        if not self.truncate or verdict is not None:
+            return self.model(input_ids=input_ids, attention_mask=mask, output_hidden_states=True).hidden_states[layer]
+        # first batch of this layer: full forward, and the check that truncation would give the same tensor
+        seen: list[Any] = []
+        owner = threading.get_ident()
+
+        def copy_input(_module: Any, args: tuple, kwargs: dict) -> None:
+            states = _block_input(args, kwargs)
+            if threading.get_ident() == owner and not seen:  # a copy: a later in-place change would show
+                seen.append(states.clone() if isinstance(states, torch.Tensor) else None)
+
+        block = stop_block(self.model, layer)
+        handle = None if block is None else block.register_forward_pre_hook(copy_input, with_kwargs=True)
+        try:
+            output = self.model(input_ids=input_ids, attention_mask=mask, output_hidden_states=True)
+        finally:
+            if handle is not None:
+                handle.remove()
+        states = output.hidden_states[layer]
+        truncated = output.last_hidden_state if block is None else (seen[0] if seen else None)
+        self.truncated_layers[layer] = (isinstance(truncated, torch.Tensor) and truncated.shape == states.shape
+                                        and truncated.dtype == states.dtype and bool(torch.equal(truncated, states)))
+        return states
 
 
 def _resolve_dtype(dtype: str | None, device: str) -> str:
