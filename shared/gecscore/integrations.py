@@ -5,6 +5,8 @@
   id before decoding, takes the sources from `eval_pred.inputs` (`include_for_metrics=["inputs"]`) or from a list,
   runs our metrics and returns scalars only (`<metric>_<key>`; the Trainer adds `eval_`). It also accepts
   `compute_result` (`batch_eval_metrics=True`): batches are decoded as they come and scored on the last one.
+  Under several processes (`torchrun`, `accelerate launch`) each rank scores one shard of the evaluation set and
+  every rank gets the merged numbers (`gecscore.sharding`); `shard=False` scores everything on every rank.
 * `combine(modules)` is `evaluate.combine` whose `compute` hands each module only the inputs it declares and the
   options it takes. `evaluate.combine` itself forwards every keyword to every module, so
   `compute(sources=..., ...)` or a metric option breaks a standard metric such as exact_match (`TypeError`); it
@@ -21,7 +23,7 @@ import evaluate
 import numpy as np
 
 from gecscore.evaluate_module import GECMetric
-from gecscore import registry
+from gecscore import registry, sharding
 
 
 def accepts(module: Any, key: str) -> bool:
@@ -82,11 +84,12 @@ class Seq2SeqMetrics:
 
     def __init__(self, tokenizer: Any, metrics: Iterable[MetricChoice] | Mapping[str, Mapping[str, Any]],
                  sources: Sequence[str] | None = None, decode_kwargs: Mapping[str, Any] | None = None,
-                 robust: bool = True, **options: Any) -> None:
+                 robust: bool = True, shard: bool = True, **options: Any) -> None:
         if getattr(tokenizer, "pad_token_id", None) is None:
             raise ValueError("the tokenizer has no pad token; -100 cannot be replaced before decoding")
         self.tokenizer = tokenizer
         self.sources = None if sources is None else list(sources)
+        self.shard = shard
         self.decode_kwargs = {"skip_special_tokens": True, "clean_up_tokenization_spaces": False,
                               **(decode_kwargs or {})}
         self.metrics = _resolve(metrics, options)
@@ -118,7 +121,11 @@ class Seq2SeqMetrics:
                 out.update(scalars(module.compute(**opts), f"{prefix}_"))
                 continue
             references = None if registry.spec(prefix).reference_free else [[r] for r in texts["references"]]
-            run = registry.run(prefix, texts["sources"], texts["predictions"], references, **opts)
+            if self.shard:  # one shard per rank under torch.distributed (all ranks call compute_metrics)
+                run = sharding.run_sharded(prefix, texts["sources"], texts["predictions"], references,
+                                           fallback=True, **opts)
+            else:
+                run = registry.run(prefix, texts["sources"], texts["predictions"], references, **opts)
             out.update(scalars(run.scores, f"{prefix}_"))
         return out
 
@@ -185,7 +192,7 @@ def _resolve(metrics: Iterable[MetricChoice] | Mapping[str, Mapping[str, Any]],
 
 def seq2seq_compute_metrics(tokenizer: Any, metrics: Iterable[MetricChoice] | Mapping[str, Mapping[str, Any]] = (
         "uot_errant",), sources: Sequence[str] | None = None, *, decode_kwargs: Mapping[str, Any] | None = None,
-        robust: bool = True, **metric_options: Any) -> Callable[..., dict[str, float]]:
+        robust: bool = True, shard: bool = True, **metric_options: Any) -> Callable[..., dict[str, float]]:
     """A `compute_metrics` for `Seq2SeqTrainer` with `predict_with_generate=True`.
 
     `metrics`: our metric names (`uot_errant`, `pt_m2`, `cleme2`, `impara_ged`, `errant`), loaded evaluate
@@ -198,5 +205,11 @@ def seq2seq_compute_metrics(tokenizer: Any, metrics: Iterable[MetricChoice] | Ma
     `robust=True` (the default here, unlike the evaluate modules): a model in training must not be rewarded for
     degenerate outputs — an empty generation scores as the unchanged source and every score stays in [0, 1]
     (`gecscore.common.degenerate`). Pass `robust=False` for the published metrics' numbers.
+
+    `shard=True` (the default): when the Trainer runs several processes (an initialised `torch.distributed`
+    group), each rank parses and encodes only its shard of the evaluation set and all ranks get the merged scores,
+    the numbers of one process (`gecscore.sharding.run_sharded`; a metric that cannot be merged exactly, such as
+    CLEME's length weighting, is scored whole on every rank). Every rank must call the hook, as the Trainer does.
+    Without a process group it changes nothing. Loaded evaluate modules are not sharded.
     """
-    return Seq2SeqMetrics(tokenizer, metrics, sources, decode_kwargs, robust=robust, **metric_options)
+    return Seq2SeqMetrics(tokenizer, metrics, sources, decode_kwargs, robust=robust, shard=shard, **metric_options)

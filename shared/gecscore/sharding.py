@@ -1,0 +1,492 @@
+"""Sharded scoring: under `torch.distributed` each process scores one contiguous shard, the shards are merged.
+
+`run_sharded(name, sources, predictions, references, **options)` is `gecscore.registry.run` for a group of
+processes (`torchrun`, `accelerate launch`, a `Trainer` on several GPUs). Without an initialised process group it
+*is* `registry.run`. With one, every rank must call it with the same corpus and options (checked); rank `r` of `W`
+scores sentences `[r·n/W, (r+1)·n/W)` only (input layer, parsing, encoding: each rank loads the models its shard
+needs and encodes only its texts), the ranks exchange their results (`all_gather_object`: per-sentence records,
+sufficient statistics, details) and every rank (`all_ranks=True`) or rank 0 (`all_ranks=False`; the others get
+None) returns the merged result.
+
+The merge re-applies the metric's own corpus rule to the gathered per-sentence sufficient statistics, in corpus
+order, so that the result is the one a single process computes on the same per-sentence numbers:
+
+* the corpus statistic is the shards' statistics joined (`gecscore.common.bootstrap.joined`); bootstrap and
+  approximate randomisation run on it as on a single process's;
+* the ERRANT family's greedy reference choice (ERRANT, UOT-ERRANT, errant_compare, M², PT-ERRANT, CLEME2.0 at
+  corpus level) runs again over all sentences, and the per-sentence fields that follow it (`corpus_ref`, PT-M²'s
+  chosen annotator and sentence P/R/F, CLEME's chosen reference) and the per-type tables are rebuilt from the
+  records' per-reference counts; means of sentence scores are taken over all sentences in order;
+* degenerate-sentence records get global indices, and the one `DegenerateOutputWarning` is emitted on rank 0.
+
+Shardable exactly: every variant of `uot_errant`, `pt_m2`, `impara_ged`, and `cleme2` with `weighting` 'none',
+'similarity' or 'llm'. Not shardable (`NotShardableError`, before any work): CLEME's `weighting='length'` (the
+`cleme` preset's default: weights follow the corpus-wide mean chunk length) and M2-file input (`hyp_m2`/`ref_m2`);
+after scoring: CLEME2.0 with `robust=True` when a shard has float-noise weights (they get the corpus-wide mean
+chunk weight). `fallback=True` scores such a metric whole (on every rank, or on rank 0 only) instead of raising.
+
+Numbers: the sharded result equals one process's bit for bit wherever a sentence's numbers do not depend on which
+other sentences share its encoder batch: always for the metrics without a model (ERRANT, M², errant_compare,
+CLEME with unit weights), and for model-based ones with `batch_size=1`. With larger batches an encoder's output
+moves with its batch's padding by float rounding (~1e-7, as when `batch_size` changes), so model-based scores
+agree to about that precision.
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import pickle
+import sys
+import warnings
+from dataclasses import dataclass
+from functools import reduce
+from typing import Any, Callable, Mapping, Sequence
+
+import numpy as np
+
+from gecscore import registry
+from gecscore.common.bootstrap import joined
+from gecscore.common.degenerate import NOISE_WEIGHTS, DegenerateOutputWarning, report
+from gecscore.common.m2io import read_m2_input
+from gecscore.common.results import MetricResult
+
+
+class NotShardableError(ValueError):
+    """This metric, with these options, cannot be scored in shards with the numbers of one process."""
+
+
+# ---------------------------------------------------------------------------------------------------
+# Processes and shards
+
+
+def distributed(group: Any = None) -> Any:
+    """`torch.distributed` when a process group is initialised (torch imported by then), else None."""
+    torch = sys.modules.get("torch")
+    if torch is None:
+        return None
+    dist = getattr(torch, "distributed", None)
+    if dist is None or not dist.is_available() or not dist.is_initialized():
+        return None
+    return dist
+
+
+def rank_and_world(group: Any = None) -> tuple[int, int]:
+    """(rank, world size) in `group` (the default group when None); (0, 1) without torch.distributed."""
+    dist = distributed(group)
+    if dist is None:
+        return 0, 1
+    return int(dist.get_rank(group)), int(dist.get_world_size(group))
+
+
+def shard_bounds(n: int, world_size: int) -> list[tuple[int, int]]:
+    """Contiguous, balanced `[start, stop)` of each of `world_size` shards of `n` sentences (sizes differ by ≤ 1)."""
+    if world_size < 1:
+        raise ValueError(f"`world_size` must be >= 1, got {world_size}")
+    return [(k * n // world_size, (k + 1) * n // world_size) for k in range(world_size)]
+
+
+# ---------------------------------------------------------------------------------------------------
+# What can be sharded, and the outputs the merge needs
+
+
+@dataclass(frozen=True)
+class Plan:
+    """The checked options of one sharded run and the outputs requested from every shard for the merge."""
+
+    name: str
+    metric: str
+    options: dict[str, Any]  # as given by the user (registry names)
+    resolved: dict[str, Any]  # every setting of the metric, defaults filled in
+    extra: dict[str, Any]  # options added for the merge (their outputs are dropped afterwards)
+
+
+def plan(name: str, options: Mapping[str, Any], references: Sequence[Any] | None = None) -> Plan:
+    """Check that `name` with `options` shards exactly (`NotShardableError` otherwise) and say which extra outputs
+    every shard must return for the merge."""
+    checked = registry.check_options(name, dict(options))
+    spec = registry.spec(name)
+    resolved = spec.resolve(checked)
+    metric = spec.name
+    extra: dict[str, Any] = {}
+    for key in ("hyp_m2", "ref_m2"):
+        if resolved.get(key) is not None:
+            raise NotShardableError(f"{name}: M2-file input (`{key}`) is not sharded; pass sentence lists")
+    if metric == "cleme2":
+        from gecscore.cleme2.metric import ClemeConfig
+
+        config = ClemeConfig(**_cleme_settings(resolved))
+        if config.weighting == "length":
+            raise NotShardableError(f"{name}: weighting='length' weighs every chunk by the corpus-wide mean chunk "
+                                    "length, which no shard knows; use weighting='none', 'similarity' or 'llm', or "
+                                    "score unsharded")
+        several = references is None or any(not isinstance(r, str) and len(list(r)) > 1 for r in references)
+        if config.level == "corpus" and several and not resolved["return_chunks"]:
+            extra["return_chunks"] = True  # the counts of every reference, to rebuild a re-chosen one
+    if metric == "pt_m2" and resolved["variant"] in ("m2", "sentm2") and not resolved["return_edits"]:
+        extra["return_edits"] = True  # the annotator id of every candidate
+    return Plan(name, metric, dict(options), resolved, extra)
+
+
+def _cleme_settings(resolved: Mapping[str, Any]) -> dict[str, Any]:
+    return {k: resolved[k] for k in ("variant", "level", "assumption", "weighting", "alpha", "beta", "release",
+                                     "model", "layer", "tokenize", "robust")}
+
+
+def _post_check(run: Plan, result: MetricResult) -> str | None:
+    """Why a shard's result cannot be merged exactly (None: it can)."""
+    if run.metric == "cleme2" and run.resolved["robust"]:
+        if any(r["reason"] == NOISE_WEIGHTS for r in result.details.get("degenerate_sentences", ())):
+            return (f"{run.name}: robust=True gave chunks with float-noise weights the corpus-wide mean chunk weight, "
+                    "which no shard knows; score unsharded, or with robust=False")
+    return None
+
+
+# ---------------------------------------------------------------------------------------------------
+# One shard, and the merge of shards
+
+
+def score_shard(run: Plan, sources: Sequence[str], systems: Mapping[str, Sequence[str]],
+                references: Sequence[Any] | None, gold: list[Any] | None, start: int, stop: int, *,
+                progress: bool = False) -> dict[str, MetricResult]:
+    """`registry.run_systems` on sentences `[start, stop)` with the merge's extra outputs; the degenerate-sentence
+    warning is left to the merged result."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DegenerateOutputWarning)
+        return registry.run_systems(
+            run.name, list(sources[start:stop]), {k: list(v[start:stop]) for k, v in systems.items()},
+            None if references is None else list(references[start:stop]),
+            gold_m2=None if gold is None else gold[start:stop], progress=progress, **run.options, **run.extra)
+
+
+def run_in_shards(name: str, sources: Sequence[str], predictions: Sequence[str],
+                  references: Sequence[Any] | None = None, *, shards: int = 2, gold_m2: Any = None,
+                  progress: bool = False, **options: Any) -> MetricResult:
+    """Score `shards` contiguous shards one after another in this process and merge them, as `run_sharded` does
+    across processes: a check that a metric shards exactly, with no process group."""
+    run = plan(name, options, references)
+    gold = read_m2_input(gold_m2, "gold_m2")
+    systems = {"system": list(predictions)}
+    pieces = [score_shard(run, list(sources), systems, references, gold, start, stop, progress=progress)["system"]
+              for start, stop in shard_bounds(len(sources), shards) if stop > start]
+    return merge(run, pieces)
+
+
+def merge(run: Plan, pieces: Sequence[MetricResult]) -> MetricResult:
+    """The result of scoring the shards' sentences, concatenated in this order, in one process, from the shards'
+    results (each scored with `run`'s extra outputs: `score_shard`)."""
+    if not pieces:
+        raise ValueError("no shards to merge")
+    for piece in pieces:
+        reason = _post_check(run, piece)
+        if reason:
+            raise NotShardableError(reason)
+    first = pieces[0]
+    for piece in pieces[1:]:
+        if piece.signature != first.signature or piece.metric != first.metric or piece.main != first.main:
+            raise ValueError(f"the shards were scored with different settings: {first.signature} vs "
+                             f"{piece.signature}")
+    offsets = np.cumsum([0] + [p.n for p in pieces[:-1]]).tolist()
+    sentences = [dict(s) for p in pieces for s in p.sentences]
+    details: dict[str, Any] = {}
+    for key in first.details:
+        if key == "degenerate_sentences":
+            details[key] = [{**r, "index": r["index"] + off} for p, off in zip(pieces, offsets)
+                            for r in p.details[key]]
+        elif key in ("alignments", "edits", "chunks"):  # one entry per sentence
+            details[key] = [dict(entry) for p in pieces for entry in p.details[key]]
+        else:
+            details[key] = None  # computed by the metric's merge below
+    statistic = reduce(joined, [p.statistic for p in pieces])
+    merged = MetricResult(first.metric, {}, first.main, sentences, statistic, first.signature, details,
+                          first.sentence_key, None if first.sentence_output is None else
+                          [x for p in pieces for x in (p.sentence_output or ())])
+    MERGERS[run.metric](run, merged)
+    unknown = [k for k, v in merged.details.items() if v is None]
+    if unknown or set(merged.scores) != set(first.scores):
+        raise NotShardableError(f"{run.name}: no exact merge for {unknown or sorted(first.scores)}")
+    for key in run.extra:
+        merged.details.pop({"return_edits": "edits", "return_chunks": "chunks"}[key], None)
+    return merged
+
+
+def _merge_uot_errant(run: Plan, result: MetricResult) -> None:
+    """Greedy corpus references over all sentences (`errant_greedy`); errant_compare's `corpus_ref` follows."""
+    from gecscore.common.errant_scoring import Counts
+    from gecscore.uot_errant import SPEC
+    from gecscore.uot_errant.metric import UOTConfig
+
+    config = UOTConfig(**{k: v for k, v in run.resolved.items() if k in SPEC.names("setting")})
+    compare = config.variant == "errant" and config.convention == "errant_compare"
+    rule = config.compare_settings.rule if compare else config.rule
+    chosen, totals = result.statistic.choose()  # type: ignore[attr-defined]
+    counts = Counts(*(float(x) for x in totals))
+    p, r, f = rule.prf(counts)
+    result.scores = {"precision": p, "recall": r, config.f_name: f, "tp": counts.tp, "fp": counts.fp,
+                     "fn": counts.fn}
+    if compare:
+        for record, k in zip(result.sentences, chosen):
+            record["corpus_ref"] = record["coders"][k][1]
+    if "types" in result.details:
+        result.details["types"] = _type_table([s["per_ref_types"][k] for s, k in zip(result.sentences, chosen)],
+                                              run.resolved["return_types"], rule, config.f_name)
+
+
+def _merge_pt_m2(run: Plan, result: MetricResult) -> None:
+    """M²: greedy annotators (`m2_greedy`); PT-ERRANT: greedy references on the exact per-type counts; the sentence
+    variants: means of the sentence values. A sentence's chosen candidate and P/R/F follow the corpus choice."""
+    from gecscore.common.errant_scoring import FScore, total
+    from gecscore.common.error_types import from_lists
+    from gecscore.pt_m2 import lattice
+
+    variant, beta = run.resolved["variant"], run.resolved["beta"]
+    f_key = f"f{beta:g}"
+    who = "annotator" if variant in ("m2", "sentm2") else "reference"
+    records = result.sentences
+    edits = result.details.get("edits")
+    ids = ([[c[who] for c in e["candidates"]] for e in edits] if edits is not None
+           else [list(range(len(s["counts"]))) for s in records])
+    if variant in ("m2", "errant"):
+        if variant == "m2":
+            chosen, totals = result.statistic.choose()  # type: ignore[attr-defined]
+            p, r, f = lattice.prf(lattice.M2Counts(*(float(x) for x in totals)), beta)
+            sentence_prf = [lattice.prf(lattice.M2Counts(*s["counts"][k]), beta) for s, k in zip(records, chosen)]
+        else:  # the metric's own counts, summed over types (the statistic holds (TP, TP+FP, TP+FN))
+            fscore = FScore(beta, "errant")
+            per_sentence = [[total(from_lists(t).values()) for t in s["types"]] for s in records]
+            aggregate = fscore.aggregate(per_sentence)
+            chosen = aggregate.corpus_refs
+            p, r, f = fscore.prf(aggregate.corpus)
+            sentence_prf = [fscore.prf(counts[k]) for counts, k in zip(per_sentence, chosen)]
+        for i, (record, k, (sp, sr, sf)) in enumerate(zip(records, chosen, sentence_prf)):
+            record.update({f_key: sf, "precision": sp, "recall": sr, who: ids[i][k]})
+            if edits is not None:
+                candidate = edits[i]["candidates"][k]
+                edits[i].update({who: ids[i][k], "precision": sp, "recall": sr, "f": sf,
+                                 **{key: candidate[key] for key in ("correct", "proposed", "gold")}})
+    else:
+        n = len(records)
+        p, r, f = (sum(s[key] for s in records) / n for key in ("precision", "recall", f_key))
+        chosen = [row.index(s[who]) for s, row in zip(records, ids)]
+    result.scores = {"precision": p, "recall": r, f_key: f, "score": f}
+    result.sentence_output = [s[f_key] for s in records]
+    if "types" in result.details:
+        result.details["types"] = _type_table([s["types"][k] for s, k in zip(records, chosen)],
+                                              run.resolved["return_types"], FScore(beta, "errant"), f_key)
+
+
+def _merge_cleme2(run: Plan, result: MetricResult) -> None:
+    """Corpus level: the greedy reference choice over all sentences (a re-chosen sentence's entry rebuilt from its
+    chunk table); sentence level: the means of the sentence values."""
+    from gecscore.cleme2 import metric as cleme
+    from gecscore.cleme2.metric import ChunkCounts, ClemeConfig, count_chunks
+
+    config = ClemeConfig(**_cleme_settings(run.resolved))
+    scorer = config.scorer
+    entries = result.sentences
+    names = cleme._HEUO_NAMES if config.variant == "cleme2" else cleme._PRF_NAMES
+
+    def counts_of(named: Mapping[str, float]) -> ChunkCounts:
+        return ChunkCounts(**{cleme._FIELD_NAMES[k]: v for k, v in named.items()})
+
+    if config.level == "corpus":
+        per_ref = _per_reference(result.statistic, ChunkCounts)
+        level = scorer.corpus(per_ref)
+        chunks = result.details.get("chunks")
+        for i, (entry, k) in enumerate(zip(entries, level.chosen)):
+            if len(per_ref[i]) == 1:
+                continue
+            if chunks is None:
+                raise NotShardableError(f"{run.name}: several references but no chunk tables to re-choose from")
+            table = chunks[i]
+            if entry["ref"] == table["reference_ids"][k]:
+                continue
+            labels = [row["labels"][k] for row in table["chunks"]]
+            weighted = count_chunks(labels, [row["weights"][k] for row in table["chunks"]])
+            if weighted != per_ref[i][k]:
+                raise NotShardableError(f"{run.name}: the chunk table of sentence {i} does not give its counts")
+            entries[i] = {"ref": table["reference_ids"][k], **cleme._named(config, scorer.indicators(weighted)),
+                          "counts": cleme._counts(weighted), "unweighted_counts": cleme._counts(count_chunks(labels))}
+        values, weighted_total = level.values, level.total
+    else:
+        per = [{key: entry[named] for key, named in names.items()} for entry in entries]
+        values = scorer.round_means({key: float(np.mean([v[key] for v in per])) for key in scorer.MEANS})
+        weighted_total = cleme._sum([counts_of(entry["counts"]) for entry in entries])
+    unweighted_total = cleme._sum([counts_of(entry["unweighted_counts"]) for entry in entries])
+    result.scores = cleme._named(config, values)
+    result.details["counts"] = cleme._counts(weighted_total)
+    result.details["unweighted_counts"] = cleme._counts(unweighted_total)
+
+
+def _merge_impara_ged(run: Plan, result: MetricResult) -> None:
+    """The mean of the sentence scores."""
+    values = [float(s["score"]) for s in result.sentences]
+    result.scores = {"score": float(np.mean(np.asarray(values, dtype=np.float64)))}
+    result.sentence_output = values
+
+
+MERGERS: dict[str, Callable[[Plan, MetricResult], None]] = {
+    "uot_errant": _merge_uot_errant, "pt_m2": _merge_pt_m2, "cleme2": _merge_cleme2,
+    "impara_ged": _merge_impara_ged,
+}
+
+
+def _type_table(chosen: Sequence[Mapping[str, Sequence[float]]], level: int, rule: Any, f_key: str) -> dict[str, Any]:
+    """The corpus per-type table of the chosen candidates' `{type: [tp, fp, fn]}` (as the metrics build it)."""
+    from gecscore.common.error_types import corpus_types, from_lists, type_table
+
+    return type_table(corpus_types([from_lists(types) for types in chosen]), level, rule, f_key)
+
+
+def _per_reference(statistic: Any, kind: Callable[..., Any]) -> list[list[Any]]:
+    """Every sentence's per-reference counts held by a greedy statistic (exact: float64 of the counts) or an
+    `Aggregate` over them."""
+    if hasattr(statistic, "items"):
+        return [list(refs) for refs in statistic.items]
+    return [[kind(*(float(x) for x in row)) for row, ok in zip(refs, valid) if ok]
+            for refs, valid in zip(statistic.counts, statistic.valid)]
+
+
+# ---------------------------------------------------------------------------------------------------
+# Exchange between processes
+
+
+def _payload(result: MetricResult) -> dict[str, Any]:
+    """A shard's result as picklable data (its statistic without the rule functions, which every rank has)."""
+    stat = result.statistic
+    state = {k: v for k, v in vars(stat).items() if not callable(v)}
+    return {"metric": result.metric, "scores": result.scores, "main": result.main, "sentences": result.sentences,
+            "statistic": (type(stat).__name__, state), "signature": result.signature, "details": result.details,
+            "sentence_key": result.sentence_key, "sentence_output": result.sentence_output}
+
+
+def _from_payload(data: Mapping[str, Any], template: Any) -> MetricResult:
+    """A shard's result from its payload, its statistic rebuilt on this rank's statistic of the same kind."""
+    kind, state = data["statistic"]
+    if type(template).__name__ != kind:
+        raise ValueError(f"the shards' corpus statistics differ in kind: {type(template).__name__} vs {kind}")
+    statistic = copy.copy(template)
+    statistic.__dict__.update(state)
+    return MetricResult(data["metric"], data["scores"], data["main"], data["sentences"], statistic,
+                        data["signature"], data["details"], data["sentence_key"], data["sentence_output"])
+
+
+def _fingerprint(name: str, sources: Any, systems: Mapping[str, Any], references: Any, gold: Any,
+                 options: Mapping[str, Any]) -> str:
+    """A digest of everything a rank was asked to score (every rank must be asked the same)."""
+    digest = hashlib.sha256(repr((name, sorted((k, repr(v)) for k, v in options.items()))).encode())
+    for part in (sources, *systems.values(), references, gold):
+        digest.update(repr(None if part is None else list(part)).encode("utf-8", "surrogatepass"))
+    return digest.hexdigest()
+
+
+def _picklable(error: BaseException) -> BaseException:
+    try:
+        pickle.loads(pickle.dumps(error))
+        return error
+    except Exception:
+        return RuntimeError(f"{type(error).__name__}: {error}")
+
+
+def run_systems_sharded(name: str, sources: Sequence[str], systems: Mapping[str, Sequence[str]],
+                        references: Sequence[Any] | None = None, *, gold_m2: Any = None, all_ranks: bool = True,
+                        fallback: bool = False, group: Any = None, progress: bool = False,
+                        **options: Any) -> dict[str, MetricResult] | None:
+    """`registry.run_systems` with each rank of the process group scoring one shard (see the module docstring).
+
+    Every rank must call it with the same inputs and options. Returns the merged results on every rank
+    (`all_ranks=True`) or on rank 0 only (the others get None). A metric that cannot be sharded exactly raises
+    `NotShardableError` on every rank, or with `fallback=True` is scored whole (on every rank, or rank 0 only).
+    An error on one rank is raised on every rank.
+    """
+    dist = distributed(group)
+    rank, world = rank_and_world(group)
+    if dist is None or world == 1:
+        return registry.run_systems(name, sources, systems, references, gold_m2=gold_m2, progress=progress,
+                                    **options)
+    sources = list(sources)
+    systems = {k: list(v) for k, v in systems.items()}
+    gold = read_m2_input(gold_m2, "gold_m2")
+    stamps: list[Any] = [None] * world
+    dist.all_gather_object(stamps, _fingerprint(name, sources, systems, references, gold, options), group=group)
+    if len(set(stamps)) > 1:
+        differ = [r for r, s in enumerate(stamps) if s != stamps[0]]
+        raise ValueError(f"sharded scoring needs the same inputs and options on every rank; rank(s) {differ} "
+                         "differ from rank 0")
+
+    def whole() -> dict[str, MetricResult] | None:
+        if not all_ranks and rank != 0:
+            return None
+        return registry.run_systems(name, sources, systems, references, gold_m2=gold, progress=progress, **options)
+
+    try:
+        run = plan(name, options, references)
+    except NotShardableError:
+        if fallback:
+            return whole()
+        raise
+    n = len(sources)
+    if n < world:  # a shard would be empty: every rank scores everything (nothing to gain)
+        return whole()
+    start, stop = shard_bounds(n, world)[rank]
+    local: dict[str, MetricResult] | None = None
+    status: dict[str, Any] = {"error": None, "refused": None}
+    payload: bytes | None = None
+    failure: BaseException | None = None
+    try:
+        local = score_shard(run, sources, systems, references, gold, start, stop, progress=progress)
+        status["refused"] = next((why for why in (_post_check(run, r) for r in local.values()) if why), None)
+        if not status["refused"]:
+            payload = pickle.dumps({k: _payload(v) for k, v in local.items()}, protocol=pickle.HIGHEST_PROTOCOL)
+    except Exception as error:  # every rank must reach the exchange, or the others wait for ever
+        status["error"] = (_picklable(error), f"rank {rank} scored sentences [{start}, {stop})")
+        failure = error
+    if all_ranks:
+        gathered: list[Any] = [None] * world
+        dist.all_gather_object(gathered, (status, payload), group=group)
+        statuses = [s for s, _ in gathered]
+        payloads = [p for _, p in gathered]
+    else:
+        statuses = [None] * world
+        dist.all_gather_object(statuses, status, group=group)
+        payloads = None
+        if not any(s["error"] or s["refused"] for s in statuses):
+            payloads = [None] * world if rank == 0 else None
+            dst = 0 if group is None else dist.get_global_rank(group, 0)
+            dist.gather_object(payload, payloads, dst=dst, group=group)
+    errors = [(r, s["error"]) for r, s in enumerate(statuses) if s["error"]]
+    if errors:
+        where, (error, context) = errors[0]
+        if failure is not None and where == rank:
+            failure.add_note(f"sharded scoring: {context}; sentence indices in this message count from {start}")
+            raise failure
+        error = copy.copy(error)
+        error.add_note(f"sharded scoring: raised on rank {where}, which {context.split(' ', 2)[2]}; sentence "
+                       "indices in this message count from the shard's start")
+        raise error
+    refused = next((s["refused"] for s in statuses if s["refused"]), None)
+    if refused:
+        if fallback:
+            return whole()
+        raise NotShardableError(refused)
+    if payloads is None:
+        return None
+    assert local is not None
+    shards = [pickle.loads(p) for p in payloads]
+    results = {}
+    for system, mine in local.items():
+        pieces = [_from_payload(p[system], mine.statistic) for p in shards]
+        results[system] = merge(run, pieces)
+    if rank == 0:
+        metric = registry.spec(name)
+        for system, result in results.items():
+            report(metric.title, system, result.details["degenerate_sentences"],
+                   robust=bool(run.resolved.get("robust", False)))
+    return results
+
+
+def run_sharded(name: str, sources: Sequence[str], predictions: Sequence[str],
+                references: Sequence[Any] | None = None, **kwargs: Any) -> MetricResult | None:
+    """Score one system in shards (see `run_systems_sharded`); without torch.distributed, `registry.run`."""
+    results = run_systems_sharded(name, sources, {"system": predictions}, references, **kwargs)
+    return None if results is None else results["system"]
