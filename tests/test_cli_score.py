@@ -1,6 +1,9 @@
-"""`gecscore score` on real files equals the Python API; bootstrap output; bad files get file and line."""
+"""`gecscore score` on real files equals the Python API; bootstrap output; bad files get file and line; several
+systems in one command equal `gecscore.compare`, in every format, from files, folders and standard input."""
 
+import io
 import json
+import sys
 
 import evaluate
 import numpy as np
@@ -10,6 +13,7 @@ from conftest import REPO
 from gecscore.common.bootstrap import confidence_interval, paired_bootstrap
 from gecscore.cli import main
 from gecscore.common.m2io import format_m2, read_m2
+from gecscore.leaderboard import compare
 from gecscore.registry import run as score, run_systems as score_systems
 from gecscore.common.m2io import m2_references
 
@@ -149,3 +153,139 @@ def test_metric_errors_point_at_lines(files, tmp_path, capsys):
     assert main(["score", "pt_m2", "--sources", str(src), "--predictions", str(src), "--references", str(src),
                  "--reg", "0.1"]) == 2
     assert "unknown option(s) ['reg']" in capsys.readouterr().err
+
+
+# ---------------------------------------------------------------------------------------------------
+# Several systems in one command (`gecscore.compare`)
+
+
+@pytest.fixture()
+def board_files(files, tmp_path):
+    """A folder of three systems (BART, T5 and the uncorrected INPUT) on 20 SEEDA sentences, with the API's view."""
+    folder = tmp_path / "systems"
+    folder.mkdir()
+    systems = {}
+    for name, key in (("BART", "bart"), ("T5", "t5"), ("INPUT", "seeda_src")):
+        path, lines = files[key]
+        (folder / f"{name}.txt").write_text(path.read_text(encoding="utf-8"), encoding="utf-8")
+        systems[name] = lines
+    refs = [list(r) for r in zip(files["seeda_ref0"][1], files["seeda_ref1"][1])]
+    args = ["--sources", files["seeda_src"][0], "--references", files["seeda_ref0"][0], files["seeda_ref1"][0]]
+    return folder, dict(sorted(systems.items())), refs, files["seeda_src"][1], [str(a) for a in args]
+
+
+def test_cli_many_systems_equal_compare(board_files, tmp_path, capsys):
+    folder, systems, refs, sources, common = board_files
+    printed = run_json(["errant", *common, "--predictions", folder, "--baseline", "INPUT", "--bootstrap", 100,
+                        "--sentences", tmp_path / "s.jsonl"], capsys)
+    board = compare("errant", sources, systems, refs, baseline="INPUT", n_samples=100)
+    assert printed == json.loads(board.render("json"))
+    assert printed["systems"][-1]["system"] == "INPUT" and printed["signature"].endswith("|bs:100|rs:12345")
+    rows = [json.loads(line) for line in (tmp_path / "s.jsonl").read_text().splitlines()]
+    assert [r["system"] for r in rows] == ["BART"] * 20 + ["INPUT"] * 20 + ["T5"] * 20
+
+
+@pytest.mark.parametrize("fmt", ["text", "markdown", "latex", "csv"])
+def test_cli_formats_and_plots(board_files, tmp_path, capsys, fmt):
+    folder, systems, refs, sources, common = board_files
+    files = [str(folder / f"{name}.txt") for name in systems]
+    assert main(["score", "errant", *common, "--predictions", *files, "--baseline", "BART", "--format", fmt,
+                 "--plots", str(tmp_path / "plots")]) == 0
+    board = compare("errant", sources, systems, refs, baseline="BART")
+    assert capsys.readouterr().out == board.render(fmt) + "\n"
+    assert sorted(p.name for p in (tmp_path / "plots").iterdir()) == ["leaderboard.png", "leaderboard.svg"]
+
+
+def test_cli_paired_ar_and_predictions2_as_a_leaderboard(board_files, capsys):
+    folder, systems, refs, sources, common = board_files
+    printed = run_json(["errant", *common, "--predictions", folder, "--baseline", "BART", "--paired-ar",
+                        "--bootstrap", 300], capsys)
+    board = compare("errant", sources, systems, refs, baseline="BART", test="ar", n_samples=300)
+    assert printed["systems"] == json.loads(board.render("json"))["systems"]
+    assert printed["test"] == "approximate randomisation" and "|ar:300|rs:12345|bs:1000" in printed["signature"]
+    # --predictions2 printed as a table: two systems named by file stem, the first the baseline
+    assert main(["score", "errant", *common, "--predictions", str(folder / "BART.txt"), "--predictions2",
+                 str(folder / "T5.txt"), "--format", "markdown", "--bootstrap", "100"]) == 0
+    pair = compare("errant", sources, {"BART": systems["BART"], "T5": systems["T5"]}, refs, baseline="BART",
+                   n_samples=100)
+    assert capsys.readouterr().out == pair.render("markdown") + "\n"
+
+
+def test_cli_names_stdin_and_repeated_stems(board_files, tmp_path, monkeypatch, capsys):
+    folder, systems, refs, sources, common = board_files
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO((folder / "T5.txt").read_bytes())))
+    printed = run_json(["errant", *common, "--predictions", "-", folder / "BART.txt", "--bootstrap", 0], capsys)
+    assert {s["system"]: s["score"] for s in printed["systems"]} == {
+        name: score("errant", sources, systems[key], refs).score for name, key in (("stdin", "T5"), ("BART", "BART"))}
+    for sub in ("a", "b"):
+        (tmp_path / sub).mkdir()
+        (tmp_path / sub / "out.txt").write_bytes((folder / "T5.txt").read_bytes())
+    printed = run_json(["errant", *common, "--predictions", tmp_path / "a" / "out.txt", tmp_path / "b" / "out.txt",
+                        "--names", "first", "second", "--bootstrap", 0], capsys)
+    assert [s["system"] for s in printed["systems"]] == ["first", "second"]
+    printed = run_json(["errant", *common, "--predictions", tmp_path / "a" / "out.txt", tmp_path / "b" / "out.txt",
+                        "--bootstrap", 0], capsys)
+    assert [s["system"] for s in printed["systems"]] == ["a/out", "b/out"]
+
+
+@pytest.mark.parametrize("extra, message", [
+    (["--predictions", "-", "-"], "standard input (-) can be read only once"),
+    (["--predictions", "{folder}/T5.txt", "{folder}/T5.txt"], "T5.txt is given twice"),
+    (["--predictions", "{folder}/T5.txt", "{folder}/T5.m2"], "several files would be called"),
+    (["--predictions", "{folder}", "--names", "a", "b"], "--names gives 2 names for 3 systems"),
+    (["--predictions", "{folder}", "--baseline", "bart"],
+     "baseline 'bart' is not one of the systems: ['BART', 'INPUT', 'T5']"),
+    (["--predictions", "{folder}", "--paired-ar"], "pass --baseline NAME"),
+    (["--predictions", "{folder}", "--predictions2", "{folder}/T5.txt"], "--predictions2 tests a second system"),
+    (["--predictions", "{empty}"], "holds no *.txt files"),
+    (["--predictions", "{folder}", "--bootstrap", "-1"], "--bootstrap must be >= 0"),
+])
+def test_cli_system_arguments_fail_clearly(board_files, tmp_path, capsys, extra, message):
+    folder, _, _, _, common = board_files
+    (tmp_path / "empty").mkdir()
+    extra = [a.format(folder=folder, empty=tmp_path / "empty") for a in extra]
+    assert main(["score", "errant", *common, *extra]) == 2
+    assert message in capsys.readouterr().err
+
+
+def test_cli_metric_errors_name_the_system_file(board_files, tmp_path, capsys):
+    folder, _, _, _, common = board_files
+    rewrite = tmp_path / "rewrite.txt"
+    rewrite.write_text("\n".join(["x y z w v u"] * 20) + "\n", encoding="utf-8")
+    assert main(["score", "errant", *common, "--predictions", str(rewrite), str(folder / "T5.txt"),
+                 "--max-changed-run", "3"]) == 2
+    assert f"`predictions of 'rewrite'[0]` (line 1 of {rewrite}) changes" in capsys.readouterr().err
+    # a message that does not say which system's `predictions[i]` names no file rather than a wrong one
+    raw = tmp_path / "raw.txt"
+    raw.write_text("\n".join(["He went home."] * 20) + "\n", encoding="utf-8")
+    assert main(["score", "errant", *common, "--predictions", str(folder / "T5.txt"), str(raw)]) == 2
+    err = capsys.readouterr().err
+    assert "does not look whitespace-tokenised" in err and "(line 1 of" not in err
+
+
+def m2_block(source, edits):
+    return "\n".join([f"S {source}"] + [f"A {s} {e}|||R:OTHER|||{c}|||REQUIRED|||-NONE-|||0" for s, e, c in edits])
+
+
+def test_cli_m2_input_systems(tmp_path, capsys):
+    sources = ["He go to school .", "She like apple ."]
+    texts = {"gold": [m2_block(sources[0], [(1, 2, "goes")]), m2_block(sources[1], [(1, 2, "likes")])],
+             "good": [m2_block(sources[0], [(1, 2, "goes")]), m2_block(sources[1], [])],
+             "bad": [m2_block(sources[0], [(0, 1, "It")]), m2_block(sources[1], [])]}
+    paths = {}
+    for name, blocks in texts.items():
+        paths[name] = tmp_path / f"{name}.m2"
+        paths[name].write_text("\n\n".join(blocks) + "\n", encoding="utf-8")
+    printed = run_json(["cleme2", "--weighting", "none", "--hyp-m2", paths["bad"], paths["good"], "--gold-m2",
+                        paths["gold"], "--baseline", "bad", "--bootstrap", 50], capsys)
+    board = compare("cleme2", None, {n: {"hyp_m2": str(paths[n])} for n in ("bad", "good")},
+                    ref_m2=str(paths["gold"]), weighting="none", baseline="bad", n_samples=50)
+    assert printed == json.loads(board.render("json")) and printed["systems"][0]["system"] == "good"
+    one = run_json(["cleme2", "--weighting", "none", "--hyp-m2", paths["good"], "--ref-m2", paths["gold"]], capsys)
+    assert one["score"] == board.results["good"].score and one["metric"] == "cleme2"
+    assert main(["score", "cleme2", "--hyp-m2", str(paths["good"]), "--predictions", str(paths["good"])]) == 2
+    assert "replace --sources, --predictions and --references" in capsys.readouterr().err
+    assert main(["score", "impara_ged", "--hyp-m2", str(paths["good"])]) == 2
+    assert "impara_ged takes no --hyp-m2" in capsys.readouterr().err
+    assert main(["score", "cleme2", "--sources", str(paths["good"]), "--references", str(paths["good"])]) == 2
+    assert "give --predictions (or --hyp-m2, --ref-m2)" in capsys.readouterr().err

@@ -1,49 +1,79 @@
-"""`gecscore score`: score plain-text files from the shell (the `errant_compare` / `m2scorer` habit), with
-bootstrap confidence intervals and a paired bootstrap test between two systems."""
+"""`gecscore score`: score plain-text files from the shell (the `errant_compare` / `m2scorer` habit): one system
+with its scores and signature, or several ranked in one run (`gecscore.compare`) with bootstrap intervals and
+significance against a baseline, as text, Markdown, LaTeX, CSV or JSON, with plots."""
 
 from __future__ import annotations
 
 import argparse
 import json
 import re
+import sys
 from pathlib import Path
 from typing import Any
 
 from gecscore.commands.meta_eval import parse_options
 
-_POSITION = re.compile(r"`(sources|predictions)\[(\d+)\]`")
+STDIN = Path("-")
+_POSITION = re.compile(r"`(?:(?P<src>sources)|predictions(?: of (?P<q>['\"])(?P<name>.*?)(?P=q))?"
+                       r"|references\[(?P<example>\d+)\])\[(?P<i>\d+)\]`")
 
 
 def register(subparsers: Any) -> None:
     """Add the `score` subcommand."""
     from gecscore import registry
     from gecscore.common.bootstrap import DEFAULT_SEED
+    from gecscore.common.tables import FORMATS
 
     parser = subparsers.add_parser(
-        "score", help="score system output files against references (or a gold M2)",
-        description="Score a system's output with a gecscore metric and print the corpus scores and the signature. "
+        "score", help="score system output files against references (or a gold M2); rank several systems",
+        description="Score systems' output with a gecscore metric and print the corpus scores and the signature. "
                     "Files hold one whitespace-tokenised sentence a line (raw text with --tokenize where the metric "
-                    "offers it). --bootstrap N adds a 95% interval from N resamples of the sentences; with "
-                    "--predictions2 too, a paired bootstrap test of the second system against the first. Resamples "
-                    "reuse the per-sentence statistics of the one run: no model runs again.",
+                    "offers it). One system prints its scores; several (--predictions A B ..., or a folder of *.txt) "
+                    "are scored in one run and ranked by the headline score with 95% bootstrap intervals, and with "
+                    "--baseline each is tested against the baseline (paired bootstrap or approximate "
+                    "randomisation). --bootstrap N sets the resamples (one system: adds a 95% interval; with "
+                    "--predictions2 too, a paired test of the second system against the first). Resamples reuse "
+                    "the per-sentence statistics of the one run: no model runs again.",
     )
     parser.add_argument("metric", choices=registry.NAMES, help="; ".join(
         [f"{s.name}: {s.title}, {s.summary}" for s in registry.SPECS.values()]
         + [f"{name}: {p.doc}" for name, p in registry.PRESETS.items()]))
     parser.add_argument("--sources", type=Path, help="source sentences, one per line (default with --gold-m2: its "
                                                      "S lines)")
-    parser.add_argument("--predictions", type=Path, required=True, help="system output, one sentence per line")
+    parser.add_argument("--predictions", type=Path, nargs="+", metavar="FILE",
+                        help="system output, one sentence per line; several files (or a folder: its *.txt, sorted) "
+                             "are several systems, named by file stem; - reads standard input (once)")
     parser.add_argument("--predictions2", type=Path, help="a second system's output, tested against the first")
+    parser.add_argument("--names", nargs="+", metavar="NAME", help="system names, one per system (default: file stems)")
+    parser.add_argument("--baseline", metavar="NAME", help="test every other system against this one")
+    tests = parser.add_mutually_exclusive_group()
+    tests.add_argument("--paired-bs", dest="test", action="store_const", const="bs",
+                       help="paired bootstrap test (the default with --baseline; --bootstrap N resamples, 1000)")
+    tests.add_argument("--paired-ar", dest="test", action="store_const", const="ar",
+                       help="approximate randomisation test (--bootstrap N trials, 10000; intervals from 1000 "
+                            "bootstrap resamples)")
     refs = parser.add_mutually_exclusive_group()
     refs.add_argument("--references", type=Path, nargs="+", metavar="FILE",
                       help="one file per reference set, aligned by line")
     refs.add_argument("--gold-m2", type=Path, metavar="FILE",
                       help="gold M2: pt_m2 scores against its edits; the other metrics take each annotator's "
-                           "corrected sentences as references")
-    parser.add_argument("--json", action="store_true", help="print the result as JSON")
+                           "corrected sentences as references (with an M2 input option such as --hyp-m2: that "
+                           "metric's reference M2)")
+    for name in sorted({o for s in registry.SPECS.values() for o in s.replaces_sentences}):
+        metrics = [s.name for s in registry.SPECS.values() if name in s.replaces_sentences]
+        parser.add_argument(f"--{name.replace('_', '-')}", f"--{name}", dest=f"input_{name}", type=Path, nargs="+",
+                            metavar="FILE", help=f"{', '.join(metrics)}: M2 input in place of the sentence files "
+                                                 "(one such option may list several files: several systems)")
+    parser.add_argument("--format", choices=FORMATS, default="text", help="output format (default text)")
+    parser.add_argument("--json", dest="format", action="store_const", const="json", help="the same as --format json")
+    parser.add_argument("--plots", type=Path, metavar="DIR",
+                        help="write the leaderboard (scores with intervals) and, with per-type results, per-type "
+                             "precision/recall as PNG and SVG here")
     parser.add_argument("--sentences", type=Path, metavar="OUT", help="write per-sentence scores (JSON lines) here")
-    parser.add_argument("--bootstrap", type=int, default=0, metavar="N", help="bootstrap resamples (e.g. 1000)")
-    parser.add_argument("--seed", type=int, default=DEFAULT_SEED, help=f"bootstrap seed (default {DEFAULT_SEED})")
+    parser.add_argument("--bootstrap", type=int, default=None, metavar="N",
+                        help="bootstrap resamples (approximate-randomisation trials with --paired-ar); several "
+                             "systems: 1000 (10000) by default, 0: scores only")
+    parser.add_argument("--seed", type=int, default=DEFAULT_SEED, help=f"resampling seed (default {DEFAULT_SEED})")
     parser.add_argument("--progress", action="store_true", help="show progress bars")
     parser.add_argument("-o", "--option", action="append", default=[], metavar="KEY=VALUE",
                         help="metric option (repeatable); the same as --KEY VALUE")
@@ -59,27 +89,76 @@ def register(subparsers: Any) -> None:
 
 
 def read_lines(path: Path, what: str) -> list[str]:
-    """The sentences of a UTF-8 file, read as the Spaces read them (`gecscore.common.text_input.split_lines`);
-    errors name the file, line and column."""
+    """The sentences of a UTF-8 file (`-`: standard input), read as the Spaces read them
+    (`gecscore.common.text_input.split_lines`); errors name the file, line and column."""
     from gecscore.common.text_input import control_character, decode_utf8, split_lines
 
-    if not path.is_file():
+    if path != STDIN and not path.is_file():
         raise FileNotFoundError(f"{what} file {path} does not exist")
-    text, bad_line = decode_utf8(path.read_bytes())
+    text, bad_line = decode_utf8(sys.stdin.buffer.read() if path == STDIN else path.read_bytes())
+    name = _label(path)
     if text is None:
-        raise ValueError(f"{what} file {path}, line {bad_line}: not valid UTF-8")
+        raise ValueError(f"{what} file {name}, line {bad_line}: not valid UTF-8")
     lines = split_lines(text)
     if not any(line.strip() for line in lines):
-        raise ValueError(f"{what} file {path} is empty")
+        raise ValueError(f"{what} file {name} is empty")
     for number, line in enumerate(lines, 1):
         found = control_character(line)
         if found is not None:
-            raise ValueError(f"{what} file {path}, line {number}, column {found[0]}: control character {found[1]}")
+            raise ValueError(f"{what} file {name}, line {number}, column {found[0]}: control character {found[1]}")
     return lines
 
 
-def read_inputs(args: argparse.Namespace) -> tuple[list[str], dict[str, list[str]], list[list[str]] | None, Any]:
-    """Sources, systems (`predictions`, `predictions2`), references and the parsed gold M2, line counts checked."""
+def system_files(args: argparse.Namespace) -> dict[str, Path]:
+    """System name → file: `--predictions` (folders expanded to their *.txt) and `--predictions2`, named by file
+    stem (parent folders added where stems repeat) or by `--names`."""
+    paths: list[Path] = []
+    for path in args.predictions:
+        if path.is_dir():
+            found = sorted(p for p in path.glob("*.txt") if p.is_file())
+            if not found:
+                raise ValueError(f"--predictions: folder {path} holds no *.txt files")
+            paths += found
+        else:
+            paths.append(path)
+    if args.predictions2 is not None:
+        if len(paths) != 1:
+            raise ValueError(f"--predictions2 tests a second system against one --predictions file, got {len(paths)}; "
+                             "for more systems list them all in --predictions and pick --baseline")
+        paths.append(args.predictions2)
+    if paths.count(STDIN) > 1:
+        raise ValueError("--predictions: standard input (-) can be read only once")
+    names = args.names if args.names is not None else file_names(paths)
+    if len(names) != len(paths):
+        raise ValueError(f"--names gives {len(names)} names for {len(paths)} systems")
+    if len(set(names)) != len(names) or not all(names):
+        raise ValueError(f"--names must be distinct and non-empty, got {names}")
+    return dict(zip(names, paths))
+
+
+def file_names(paths: list[Path]) -> list[str]:
+    """File stems (`stdin` for -), with parent folders added until they differ; a file given twice is an error."""
+    twice = sorted({str(path) for path in paths if paths.count(path) > 1})
+    if twice:
+        raise ValueError(f"--predictions: {twice[0]} is given twice; give each file once")
+    parts = [("stdin",) if path == STDIN else path.with_suffix("").parts for path in paths]
+    depth = [1] * len(paths)
+    while True:
+        names = [Path(*p[-d:]).as_posix() for p, d in zip(parts, depth)]
+        repeated = sorted({name for name in names if names.count(name) > 1})
+        if not repeated:
+            return names
+        grown = [i for i, name in enumerate(names) if name in repeated and depth[i] < len(parts[i])]
+        if not grown:
+            raise ValueError(f"--predictions: several files would be called {repeated[0]!r}; name the systems "
+                             "with --names")
+        for i in grown:
+            depth[i] += 1
+
+
+def read_inputs(args: argparse.Namespace, files: dict[str, Path]) -> tuple[list[str], dict[str, list[str]],
+                                                                           list[list[str]] | None, Any]:
+    """Sources, each system's predictions, references and the parsed gold M2, line counts checked."""
     from gecscore.common.m2io import read_m2
 
     gold = None
@@ -98,12 +177,11 @@ def read_inputs(args: argparse.Namespace) -> tuple[list[str], dict[str, list[str
         first, sources = ("gold M2", args.gold_m2), [block.source for block in gold]
     else:
         raise ValueError("give --sources (or --gold-m2, whose S lines are the sources)")
-    files = {"predictions": args.predictions, "predictions2": args.predictions2}
     systems = {}
     for key, path in files.items():
-        if path is not None:
-            systems[key] = read_lines(path, key)
-            _check_length((key, path), len(systems[key]), first, len(sources))
+        what = "predictions2" if key == "predictions2" else "predictions"
+        systems[key] = read_lines(path, what)
+        _check_length((what, _label(path)), len(systems[key]), first, len(sources))
     references = None
     if args.references:
         columns = []
@@ -114,7 +192,7 @@ def read_inputs(args: argparse.Namespace) -> tuple[list[str], dict[str, list[str
     return sources, systems, references, gold
 
 
-def _check_length(file: tuple[str, Path], n: int, first: tuple[str, Path], n_first: int, unit: str = "lines") -> None:
+def _check_length(file: tuple[str, Any], n: int, first: tuple[str, Path], n_first: int, unit: str = "lines") -> None:
     if n != n_first:
         raise ValueError(f"{file[0]} file {file[1]} has {n} {unit} but {first[0]} file {first[1]} has {n_first}")
 
@@ -128,51 +206,116 @@ def metric_options(args: argparse.Namespace) -> dict[str, Any]:
     return options
 
 
+def m2_systems(args: argparse.Namespace, spec: Any) -> tuple[dict[str, dict[str, str]], dict[str, str]]:
+    """Systems given as M2 input options (`--hyp-m2 A.m2 B.m2`, one system per file of the option given several
+    files, else of the first) and the options they share (`--gold-m2` fills `ref_m2`); both empty without them."""
+    given = {name: getattr(args, f"input_{name}") for name in spec.replaces_sentences
+             if getattr(args, f"input_{name}", None) is not None}
+    for name in [n for n in vars(args) if n.startswith("input_") and getattr(args, n) is not None]:
+        if name[len("input_"):] not in spec.replaces_sentences:
+            raise ValueError(f"{args.metric} takes no --{name[len('input_'):].replace('_', '-')}")
+    if not given:
+        return {}, {}
+    if args.predictions or args.predictions2 or args.sources or args.references:
+        raise ValueError(f"--{'/--'.join(n.replace('_', '-') for n in given)} replace --sources, --predictions and "
+                         "--references; give one or the other")
+    if args.gold_m2 is not None and "ref_m2" in spec.replaces_sentences and "ref_m2" not in given:
+        given["ref_m2"] = [args.gold_m2]
+    several = [name for name, paths in given.items() if len(paths) > 1]
+    if len(several) > 1:
+        raise ValueError(f"only one M2 input option may list several files (systems), got {several}")
+    per_system = several[0] if several else next(iter(given))
+    for name, paths in given.items():
+        for path in paths:
+            if not path.is_file():
+                raise FileNotFoundError(f"--{name.replace('_', '-')} file {path} does not exist")
+    names = args.names if args.names is not None else file_names(given[per_system])
+    if len(names) != len(given[per_system]) or len(set(names)) != len(names):
+        raise ValueError(f"--names must give {len(given[per_system])} distinct names, got {names}")
+    shared = {name: str(paths[0]) for name, paths in given.items() if name != per_system}
+    return {name: {per_system: str(path)} for name, path in zip(names, given[per_system])}, shared
+
+
 def run(args: argparse.Namespace) -> int:
     """Score the files and print the result."""
     from gecscore import registry
-    from gecscore.common.bootstrap import confidence_interval, paired_bootstrap, signature_suffix
+    from gecscore.common.tables import to_json
+    from gecscore.leaderboard import compare
 
-    if args.bootstrap < 0:
+    if args.bootstrap is not None and args.bootstrap < 0:
         raise ValueError(f"--bootstrap must be >= 0, got {args.bootstrap}")
     options = metric_options(args)
     registry.check_options(args.metric, options)
-    reference_free = registry.spec(args.metric).reference_free
-    if reference_free and (args.references or args.gold_m2):
+    spec = registry.spec(args.metric)
+    m2, shared = m2_systems(args, spec)
+    if not m2 and not args.predictions:
+        inputs = ", ".join(f"--{n.replace('_', '-')}" for n in spec.replaces_sentences)
+        raise ValueError("give --predictions" + (f" (or {inputs})" if inputs else ""))
+    if not m2 and spec.reference_free and (args.references or args.gold_m2):
         raise ValueError(f"{args.metric} is reference-free: drop --references/--gold-m2")
-    if not reference_free and not (args.references or args.gold_m2):
+    if not m2 and not spec.reference_free and not (args.references or args.gold_m2):
         raise ValueError(f"{args.metric} needs --references (or --gold-m2)")
-    sources, systems, references, gold = read_inputs(args)
+    files = {} if m2 else system_files(args)
+    baseline = args.baseline
+    if baseline is None and args.predictions2 is not None:
+        baseline = next(iter(files))
+    if args.test is not None and baseline is None:
+        raise ValueError("--paired-bs/--paired-ar test systems against a baseline: pass --baseline NAME")
+    count = len(m2 or files)
+    legacy = (args.format in ("text", "json") and args.test != "ar" and args.baseline is None
+              and (count == 1 or args.predictions2 is not None))
+    if legacy and files:  # today's output keys: `predictions`, `predictions2`
+        files = dict(zip(("predictions", "predictions2"), files.values()))
+        baseline = "predictions" if args.predictions2 is not None else None
+    if m2:
+        sources, systems, references, gold = None, m2, None, None
+        options.update(shared)
+    else:
+        sources, systems, references, gold = read_inputs(args, files)
     try:
-        runs = registry.run_systems(args.metric, sources, systems, references, gold_m2=gold,
-                                    progress=args.progress, **options)
+        board = compare(args.metric, sources, systems, references, gold_m2=gold, baseline=baseline,
+                        test=args.test or "bs", n_samples=(args.bootstrap or 0) if legacy else args.bootstrap,
+                        seed=args.seed, progress=args.progress, **options)
     except (ValueError, TypeError) as error:
-        raise type(error)(_with_lines(str(error), args)) from None
-    first = runs["predictions"]
-    result: dict[str, Any] = {"metric": args.metric, **first.scores, **first.details}
-    if "predictions2" in runs:
-        result["predictions2"] = {**runs["predictions2"].scores, **runs["predictions2"].details}
-    signature = first.signature
-    if args.bootstrap:
-        n, common = len(sources), {"n_samples": args.bootstrap, "seed": args.seed}
-        if "predictions2" in runs:
-            test = paired_bootstrap(first.statistic, runs["predictions2"].statistic, n, **common)
-            result["bootstrap"] = _interval(first.main, test.baseline)
-            result["predictions2"]["bootstrap"] = _interval(first.main, test.system)
-            result["paired_bootstrap"] = {"difference": test.difference, "p_value": test.p_value}
-        else:
-            result["bootstrap"] = _interval(first.main, confidence_interval(first.statistic, n, **common))
-        signature = f"{signature}|{signature_suffix(args.bootstrap, args.seed)}"
-    result["signature"] = signature
+        raise type(error)(_with_lines(str(error), args, files)) from None
     if args.sentences is not None:
-        with args.sentences.open("w", encoding="utf-8") as out:
-            for key, system in runs.items():
-                for i, record in enumerate(system.sentences):
-                    row = record if len(runs) == 1 else {"system": key, **record}
-                    out.write(json.dumps({"line": i + 1, **row}, ensure_ascii=False, default=float) + "\n")
-    print(json.dumps(result, indent=2, ensure_ascii=False, default=float) if args.json
-          else format_result(result, first.main))
+        write_sentences(args.sentences, board.results)
+    if args.plots is not None:
+        for path in board.plot(args.plots):
+            print(f"wrote {path}", file=sys.stderr)
+    if legacy:
+        result = legacy_result(args.metric, board, bootstrapped=bool(args.bootstrap))
+        print(to_json(result) if args.format == "json" else format_result(result, board.main))
+    else:
+        print(board.render(args.format))
     return 0
+
+
+def write_sentences(path: Path, results: dict[str, Any]) -> None:
+    """Per-sentence records as JSON lines (`line`, and `system` when there are several)."""
+    with path.open("w", encoding="utf-8") as out:
+        for key, system in results.items():
+            for i, record in enumerate(system.sentences):
+                row = record if len(results) == 1 else {"system": key, **record}
+                out.write(json.dumps({"line": i + 1, **row}, ensure_ascii=False, default=float) + "\n")
+
+
+def legacy_result(metric: str, board: Any, *, bootstrapped: bool) -> dict[str, Any]:
+    """One system (`predictions`), or two (`predictions2` tested against it), as `gecscore score` has always
+    printed them: scores, details, bootstrap intervals and the paired test when asked, and the signature."""
+    first = next(iter(board.results.values()))
+    result: dict[str, Any] = {"metric": metric, **first.scores, **first.details}
+    second = board.results.get("predictions2")
+    if second is not None:
+        result["predictions2"] = {**second.scores, **second.details}
+    if bootstrapped:
+        result["bootstrap"] = _interval(first.main, board.row(next(iter(board.results))).interval)
+        if second is not None:
+            row = board.row("predictions2")
+            result["predictions2"]["bootstrap"] = _interval(first.main, row.interval)
+            result["paired_bootstrap"] = {"difference": row.difference, "p_value": row.p_value}
+    result["signature"] = board.signature
+    return result
 
 
 def _interval(key: str, interval: Any) -> dict[str, Any]:
@@ -180,11 +323,27 @@ def _interval(key: str, interval: Any) -> dict[str, Any]:
             "seed": interval.seed}
 
 
-def _with_lines(message: str, args: argparse.Namespace) -> str:
-    """The metric's message with file lines added to `sources[i]` / `predictions[i]` positions."""
+def _label(path: Path) -> str:
+    return "<stdin>" if path == STDIN else str(path)
+
+
+def _with_lines(message: str, args: argparse.Namespace, files: dict[str, Path]) -> str:
+    """The metric's message with file lines added to `sources[i]`, `predictions[i]`, `predictions of 'NAME'[i]`
+    and `references[k][j]` positions."""
     def where(match: re.Match) -> str:
-        path = args.sources if match.group(1) == "sources" else args.predictions
-        return f"{match.group(0)} (line {int(match.group(2)) + 1} of {path or args.gold_m2})"
+        i = int(match.group("i"))
+        if match.group("src"):
+            path: Any = args.sources or args.gold_m2
+        elif match.group("example") is not None:
+            if not args.references or i >= len(args.references):
+                return match.group(0)
+            path, i = args.references[i], int(match.group("example"))
+        else:
+            name = match.group("name")
+            if name is None and len(files) != 1:  # which system's `predictions` is not said
+                return match.group(0)
+            path = files.get(name) if name is not None else next(iter(files.values()))
+        return match.group(0) if path is None else f"{match.group(0)} (line {i + 1} of {_label(Path(path))})"
 
     return _POSITION.sub(where, message)
 

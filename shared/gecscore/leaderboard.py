@@ -1,0 +1,278 @@
+"""Many systems in one call: `compare(metric, sources, systems, references, baseline=...)` scores every system in
+one `registry.run_systems` run (shared parses and encoder caches), gives each its corpus score and 95% bootstrap
+interval (one seed for all, so the intervals are comparable), ranks them by the metric's headline score and, with
+a baseline, tests every other system against it (paired bootstrap or approximate randomisation, as sacrebleu
+does). The `Leaderboard` renders as text, Markdown, LaTeX, CSV or JSON and plots as PNG and SVG.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal, Mapping, Sequence
+
+from gecscore import registry
+from gecscore.common.bootstrap import (DEFAULT_AR_SAMPLES, DEFAULT_SAMPLES, DEFAULT_SEED, Interval,
+                                       confidence_interval, paired_approximate_randomization, paired_bootstrap,
+                                       signature_suffix)
+from gecscore.common.results import MetricResult
+from gecscore.common.tables import FORMATS, Table, render, to_json
+
+Test = Literal["bs", "ar"]
+TEST_NAMES = {"bs": "paired bootstrap", "ar": "approximate randomisation"}
+#: Per-type columns printed as integers when every value is whole (ERRANT's counts; UOT-ERRANT's are weights).
+COUNT_KEYS = ("tp", "fp", "fn")
+#: A p-value below this is marked (`*`) in text, Markdown and LaTeX.
+ALPHA = 0.05
+
+
+@dataclass(frozen=True)
+class Row:
+    """One ranked system: its headline score, 95% interval and, against the baseline, difference and p-value."""
+
+    rank: int
+    system: str
+    score: float
+    interval: Interval | None
+    difference: float | None = None
+    p_value: float | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        """Plain-Python fields (the interval with `low` and `high`)."""
+        return {"rank": self.rank, "system": self.system, "score": self.score,
+                "interval": None if self.interval is None else self.interval.as_dict(),
+                "difference": self.difference, "p_value": self.p_value}
+
+
+@dataclass
+class Leaderboard:
+    """Systems ranked by one metric: their `MetricResult`s (input order), the ranked rows and the signature (the
+    metric's plus the resampling settings)."""
+
+    metric: str
+    main: str
+    results: dict[str, MetricResult]
+    rows: list[Row]
+    signature: str
+    baseline: str | None = None
+    test: Test = "bs"
+    n_samples: int = DEFAULT_SAMPLES
+    seed: int | None = DEFAULT_SEED
+    bootstrap_samples: int = DEFAULT_SAMPLES
+
+    @property
+    def n(self) -> int:
+        """Number of sentences."""
+        return next(iter(self.results.values())).n
+
+    def row(self, system: str) -> Row:
+        """The row of `system`."""
+        for row in self.rows:
+            if row.system == system:
+                return row
+        raise KeyError(system)
+
+    def as_dict(self) -> dict[str, Any]:
+        """Everything as plain Python: settings, signature and per system its row, all scalars and details."""
+        return {"metric": self.metric, "main": self.main, "sentences": self.n, "baseline": self.baseline,
+                "test": TEST_NAMES[self.test] if self.baseline is not None and self.n_samples else None,
+                "n_samples": self.n_samples, "bootstrap_samples": self.bootstrap_samples if self.n_samples else 0,
+                "seed": self.seed, "signature": self.signature,
+                "systems": [{**row.as_dict(), "scores": self.results[row.system].scores,
+                             "details": self.results[row.system].details} for row in self.rows]}
+
+    def render(self, fmt: str = "text", *, digits: int = 4) -> str:
+        """The leaderboard (and each system's per-type table, when its result has one) as text, markdown, latex,
+        csv or json; text, Markdown and LaTeX end with the signature."""
+        if fmt not in FORMATS:
+            raise ValueError(f"unknown format {fmt!r}; choose one of {list(FORMATS)}")
+        if fmt == "json":
+            return to_json(self.as_dict())
+        if fmt == "csv":
+            return render([self._csv_table(), *self._type_tables(long=True)], "csv")
+        return render([self._display_table(digits), *self._type_tables(long=False)], fmt, digits=digits,
+                      notes=[self._legend(), f"signature: {self.signature}"])
+
+    def plot(self, directory: str | Path) -> list[Path]:
+        """`leaderboard.png`/`.svg` (scores with intervals) in `directory` and, when the results have per-type
+        tables, `types.png`/`.svg` (per-type precision and recall, systems side by side); the written paths."""
+        from gecscore.common.leaderboard_plots import leaderboard_figure, save, types_figure
+
+        directory = Path(directory)
+        figure = leaderboard_figure(
+            [r.system for r in self.rows], [r.score for r in self.rows],
+            [None if r.interval is None else (r.interval.low, r.interval.high) for r in self.rows],
+            label=f"{self.metric} {self.main}", baseline=self.baseline,
+            significant=[r.p_value is not None and r.p_value < ALPHA for r in self.rows],
+            title=self._legend(mark="bold:", sep=";\n"))
+        paths = save(figure, directory / "leaderboard")
+        types = {r.system: self.results[r.system].details["types"]["rows"] for r in self.rows
+                 if "types" in self.results[r.system].details}
+        if types:
+            paths += save(types_figure(types, title=f"{self.metric}: per-type precision and recall"),
+                          directory / "types")
+        return paths
+
+    def _display_table(self, digits: int) -> Table:
+        """Rank, system, score, the interval (when resampled) and, with a baseline, difference and p-value."""
+        header, align = ["rank", "system", self.main], "rlr"
+        rows: list[list[Any]] = [[r.rank, r.system, r.score] for r in self.rows]
+        if self.n_samples:
+            header, align = header + ["95% CI"], align + "l"
+            for row, r in zip(rows, self.rows):
+                row.append(None if r.interval is None else
+                           f"[{r.interval.low:.{digits}f}, {r.interval.high:.{digits}f}]")
+        if self.baseline is not None:
+            header, align = header + [f"Δ vs {self.baseline}", "p"], align + "rr"
+            for row, r in zip(rows, self.rows):
+                row += ([None, "baseline"] if r.system == self.baseline else
+                        [f"{r.difference:+.{digits}f}", None if r.p_value is None else
+                         f"{r.p_value:.{digits}f}{'*' if r.p_value < ALPHA else ' '}"])
+        return Table(header, rows, align=align)
+
+    def _csv_table(self) -> Table:
+        keys = sorted({k for result in self.results.values() for k in result.scores} - {self.main})
+        header = ["rank", "system", self.main, "mean", "ci", "low", "high", "difference", "p_value", *keys]
+        rows = [[r.rank, r.system, r.score,
+                 *((None,) * 4 if r.interval is None else (r.interval.mean, r.interval.ci, r.interval.low,
+                                                           r.interval.high)),
+                 r.difference, r.p_value, *(self.results[r.system].scores.get(k) for k in keys)] for r in self.rows]
+        return Table(header, rows)
+
+    def _type_tables(self, *, long: bool) -> list[Table]:
+        tables = []
+        for r in self.rows:
+            types = self.results[r.system].details.get("types")
+            if not types:
+                continue
+            table = types["rows"]
+            keys = list(next(iter(table.values()), {}))
+            whole = {k for k in COUNT_KEYS if all(float(row[k]).is_integer() for row in table.values() if k in row)}
+            rows = [[name, *(int(row[k]) if k in whole else row[k] for k in keys)] for name, row in table.items()]
+            if long:
+                tables.append(Table(["system", "level", "type", *keys],
+                                    [[r.system, types["level"], *row] for row in rows]))
+            else:
+                tables.append(Table(["type", *keys], rows, title=f"{r.system}: per type (level {types['level']})"))
+        if long and tables:  # one long CSV table for all systems
+            return [Table(tables[0].header, [row for table in tables for row in table.rows])]
+        return tables
+
+    def _legend(self, *, mark: str = "*", sep: str = "; ") -> str:
+        """Sentences, resampling and test settings in words; `mark` is how significant rows are shown."""
+        if not self.n_samples:
+            return f"{self.n} sentences."
+        text = f"{self.n} sentences; 95% CI from {self.bootstrap_samples} bootstrap resamples (seed {self.seed})"
+        if self.baseline is not None:
+            text += (f"{sep}p: {TEST_NAMES[self.test]} against {self.baseline} ({self.n_samples} "
+                     f"{'resamples' if self.test == 'bs' else 'trials'}), {mark} p < {ALPHA}")
+        return text + "."
+
+
+def compare(metric: str, sources: Sequence[str] | None, systems: Mapping[str, Sequence[str] | Mapping[str, Any]],
+            references: Sequence[Any] | None = None, *, gold_m2: Any = None, baseline: str | None = None,
+            test: Test = "bs", n_samples: int | None = None, seed: int | None = DEFAULT_SEED,
+            progress: bool = False, **options: Any) -> Leaderboard:
+    """Score and rank several systems against the same references in one run; see the module docstring.
+
+    `systems` maps each name to its predictions or, for a metric whose M2 input replaces the sentences (CLEME's
+    `hyp_m2`), to that system's input options (`{"hyp_m2": path}`); those run one by one. `n_samples`: bootstrap
+    resamples for the intervals and the paired bootstrap (default 1000), or approximate-randomisation trials
+    (default 10000; the intervals then use 1000 resamples, as sacrebleu); 0: scores only. Everything is checked
+    before any work.
+    """
+    n_samples = _check(metric, systems, baseline, test, n_samples, seed, options)
+    sentences = {name: p for name, p in systems.items() if not isinstance(p, Mapping)}
+    results = registry.run_systems(metric, sources, sentences, references, gold_m2=gold_m2, progress=progress,
+                                   **options) if sentences else {}
+    for name, own in systems.items():
+        if isinstance(own, Mapping):
+            results[name] = registry.run_systems(metric, sources, {name: None}, references, gold_m2=gold_m2,
+                                                 progress=progress, **{**options, **own})[name]
+    results = {name: results[name] for name in systems}
+    sizes = {name: result.n for name, result in results.items()}
+    if len(set(sizes.values())) > 1:
+        raise ValueError(f"the systems were scored on different numbers of sentences: {sizes}")
+    first = next(iter(results.values()))
+    boot = n_samples if test == "bs" else DEFAULT_SAMPLES
+    intervals, tests = _resample(results, baseline, test, n_samples, boot, seed)
+    rows = _rank(results, intervals, tests)
+    signature = first.signature
+    if n_samples:
+        signature += f"|{signature_suffix(n_samples, seed, test)}" + (f"|bs:{boot}" if test == "ar" else "")
+    return Leaderboard(metric, first.main, results, rows, signature, baseline, test, n_samples, seed, boot)
+
+
+def _resample(results: Mapping[str, MetricResult], baseline: str | None, test: Test, n_samples: int, boot: int,
+              seed: int | None) -> tuple[dict[str, Interval | None], dict[str, tuple[float, float | None]]]:
+    """Each system's interval (`boot` resamples) and, against the baseline, its difference and p-value (`n_samples`
+    resamples or trials; none when 0). A paired bootstrap's interval of the system is the one its resamples give
+    (the same index sets as `confidence_interval` with the same seed), so it is not drawn twice."""
+    intervals: dict[str, Interval | None] = {name: None for name in results}
+    tests: dict[str, tuple[float, float | None]] = {}
+    if baseline is not None:
+        base = results[baseline]
+        for name, result in results.items():
+            if name == baseline:
+                continue
+            if not n_samples:
+                tests[name] = (result.score - base.score, None)
+            elif test == "bs":
+                outcome = paired_bootstrap(base.statistic, result.statistic, base.n, n_samples=n_samples, seed=seed)
+                tests[name], intervals[name] = (outcome.difference, outcome.p_value), outcome.system
+            else:
+                trial = paired_approximate_randomization(base.statistic, result.statistic, base.n,
+                                                         n_samples=n_samples, seed=seed)
+                tests[name] = (trial.difference, trial.p_value)
+    if n_samples:
+        for name, result in results.items():
+            if intervals[name] is None:
+                intervals[name] = confidence_interval(result.statistic, result.n, n_samples=boot, seed=seed)
+    return intervals, tests
+
+
+def _check(metric: str, systems: Mapping[str, Any], baseline: str | None, test: str, n_samples: int | None,
+           seed: int | None, options: Mapping[str, Any]) -> int:
+    """The number of samples (defaults filled in), after checking every argument; raises before any work."""
+    spec = registry.spec(metric)
+    if not isinstance(systems, Mapping) or not systems:
+        raise ValueError("`systems` must be a non-empty mapping of system name to predictions")
+    for name, value in systems.items():
+        if not isinstance(name, str) or not name:
+            raise ValueError(f"system names must be non-empty strings, got {name!r}")
+        if isinstance(value, Mapping):
+            wrong = sorted(set(value) - set(spec.replaces_sentences))
+            if wrong or not value:
+                raise ValueError(f"system {name!r}: a mapping gives the input options that replace the sentences "
+                                 f"({list(spec.replaces_sentences) or f'{metric} has none'}), got {sorted(value)}")
+            registry.check_options(metric, {**options, **value})
+    registry.check_options(metric, options)
+    if test not in TEST_NAMES:
+        raise ValueError(f"`test` must be 'bs' (paired bootstrap) or 'ar' (approximate randomisation), got {test!r}")
+    if baseline is not None and baseline not in systems:
+        raise ValueError(f"baseline {baseline!r} is not one of the systems: {list(systems)}")
+    if baseline is not None and len(systems) < 2:
+        raise ValueError(f"a baseline needs at least one other system to test; got only {baseline!r}")
+    if test == "ar" and baseline is None:
+        raise ValueError("test='ar' (approximate randomisation) compares systems with a baseline; pass `baseline`")
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
+        raise ValueError(f"`seed` must be an integer or None, got {seed!r}")
+    if n_samples is None:
+        return DEFAULT_SAMPLES if test == "bs" else DEFAULT_AR_SAMPLES
+    if isinstance(n_samples, bool) or not isinstance(n_samples, int) or n_samples < 0:
+        raise ValueError(f"`n_samples` must be an integer >= 0 (0: no resampling), got {n_samples!r}")
+    return n_samples
+
+
+def _rank(results: Mapping[str, MetricResult], intervals: Mapping[str, Interval | None],
+          tests: Mapping[str, tuple[float, float | None]]) -> list[Row]:
+    """Rows by descending headline score (NaN last, ties in input order and sharing a rank)."""
+    order = sorted(results, key=lambda name: math.inf if math.isnan(results[name].score) else -results[name].score)
+    rows: list[Row] = []
+    for position, name in enumerate(order, 1):
+        score = results[name].score
+        rank = rows[-1].rank if rows and rows[-1].score == score else position
+        difference, p = tests.get(name, (None, None))
+        rows.append(Row(rank, name, score, intervals[name], difference, p))
+    return rows
