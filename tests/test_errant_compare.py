@@ -4,6 +4,8 @@
 from __future__ import annotations
 
 import random
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -163,3 +165,30 @@ def test_every_seeda_system_per_type_equals_errant_compare(seeda_m2):
                 expected = errant_compare(out / f"{name}.m2", out / "ref.m2", *flags, *cat)
                 assert ec.report(counts, types, settings, level) + "\n" == expected, (name, flags, level)
                 assert ours(out / f"{name}.m2", out / "ref.m2", flags, level) == expected, (name, flags, level)
+    printed = _cli("--sources", str(source), "--references", *map(str, refs), "--predictions",
+                   str(systems[0]), "-cat", "2", "-ds")
+    assert printed.startswith(errant_compare(out / f"{systems[0].stem}.m2", out / "ref.m2", "-ds", "-cat", "2"))
+
+
+def _cli(*args: str) -> str:
+    done = subprocess.run([sys.executable, "-m", "gecscore.cli", "score", "errant", *args], capture_output=True,
+                          text=True, check=True)
+    return done.stdout
+
+
+def test_cli_on_m2_files_prints_what_errant_compare_prints(tmp_path):
+    """`gecscore score errant -hyp H -ref R FLAGS` in place of `errant_compare -hyp H -ref R FLAGS`."""
+    rng = random.Random(7)
+    hyp, ref = tmp_path / "hyp.m2", tmp_path / "ref.m2"
+    hyp.write_text("\n\n".join(random_block(rng, 1) for _ in range(30)) + "\n\n")
+    ref.write_text("\n\n".join(random_block(rng, 2) for _ in range(30)) + "\n\n")
+    for flags in (["-cat", "3"], ["-ds", "-cat", "2"], ["-dt", "-single", "-cat", "1"], ["-b", "1.0"]):
+        printed = _cli("-hyp", str(hyp), "-ref", str(ref), *flags)
+        expected = errant_compare(hyp, ref, *flags)
+        assert printed.startswith(expected) and "convention:errant_compare" in printed.split("\n")[-2], flags
+
+
+def test_cli_refuses_errant_compare_flags_elsewhere(tmp_path):
+    done = subprocess.run([sys.executable, "-m", "gecscore.cli", "score", "pt_m2", "--sources", "x", "--predictions",
+                           "x", "--references", "x", "-ds"], capture_output=True, text=True)
+    assert done.returncode != 0 and "apply to metric errant" in done.stderr

@@ -85,7 +85,47 @@ def register(subparsers: Any) -> None:
         flags = [f"--{name}"] + ([f"--{name.replace('_', '-')}"] if "_" in name else [])
         group.add_argument(*flags, dest=f"option_{name}", nargs="?", const="true", default=None, metavar="VALUE",
                            help=argparse.SUPPRESS)
+    compat = parser.add_argument_group(
+        "errant_compare's flags",
+        "With metric errant these score as ERRANT's own errant_compare (convention errant_compare, recorded in the "
+        "signature; --convention gec-metrics keeps gec-metrics' typing) and a single system prints what "
+        "errant_compare prints. -cat also gives the per-type table of uot_errant and pt_m2.")
+    compat.add_argument("-cat", "--cat", type=int, choices=(1, 2, 3), default=None,
+                        help="per-type scores: 1 operation (M/R/U), 2 main type, 3 full type (return_types)")
+    kind = compat.add_mutually_exclusive_group()
+    for flag, what in (("cs", "span-based correction (default)"), ("cse", "span-based correction + type"),
+                       ("ds", "span-based detection"), ("dt", "token-based detection")):
+        kind.add_argument(f"-{flag}", dest="evaluation", action="store_const", const=flag, help=what)
+    size = compat.add_mutually_exclusive_group()
+    size.add_argument("-single", dest="edit_size", action="store_const", const="single",
+                      help="only single-token edits (0:1, 1:0, 1:1)")
+    size.add_argument("-multi", dest="edit_size", action="store_const", const="multi",
+                      help="only multi-token edits (2+:n, n:2+)")
+    compat.add_argument("-filt", nargs="+", metavar="TYPE", help="leave these error types out")
+    compat.add_argument("-b", dest="option_beta", metavar="BETA", help="F-beta (the same as --beta)")
+    compat.add_argument("-hyp", dest="input_hyp_m2", type=Path, nargs="+", metavar="FILE",
+                        help="hypothesis M2 (the same as --hyp-m2)")
+    compat.add_argument("-ref", dest="gold_m2", type=Path, metavar="FILE", help="reference M2 (the same as --gold-m2)")
     parser.set_defaults(func=run)
+
+
+def errant_compare_options(args: argparse.Namespace, options: dict[str, Any]) -> bool:
+    """Add errant_compare's flags to `options`; True when they ask for errant_compare's convention and printout."""
+    flags = {"evaluation": args.evaluation, "edit_size": args.edit_size,
+             "filter_types": tuple(args.filt) if args.filt else None}
+    given = {k: v for k, v in flags.items() if v is not None}
+    if args.cat is not None:
+        options["return_types"] = args.cat
+    if args.metric != "errant":
+        if given:
+            raise ValueError(f"-{'/-'.join(given)} are errant_compare's flags: they apply to metric errant")
+        return False
+    hyp_m2 = getattr(args, "input_hyp_m2", None) is not None
+    if not (given or args.cat is not None or hyp_m2):
+        return False
+    options.update(given)
+    options.setdefault("convention", "errant_compare")
+    return options["convention"] == "errant_compare"
 
 
 def read_lines(path: Path, what: str) -> list[str]:
@@ -245,6 +285,7 @@ def run(args: argparse.Namespace) -> int:
     if args.bootstrap is not None and args.bootstrap < 0:
         raise ValueError(f"--bootstrap must be >= 0, got {args.bootstrap}")
     options = metric_options(args)
+    compare_printout = errant_compare_options(args, options)
     registry.check_options(args.metric, options)
     spec = registry.spec(args.metric)
     m2, shared = m2_systems(args, spec)
@@ -283,12 +324,26 @@ def run(args: argparse.Namespace) -> int:
     if args.plots is not None:
         for path in board.plot(args.plots):
             print(f"wrote {path}", file=sys.stderr)
-    if legacy:
+    if legacy and compare_printout and args.format == "text" and args.predictions2 is None:
+        print(errant_compare_printout(next(iter(board.results.values())), options, args.cat, board.signature))
+    elif legacy:
         result = legacy_result(args.metric, board, bootstrapped=bool(args.bootstrap))
         print(to_json(result) if args.format == "json" else format_result(result, board.main))
     else:
         print(board.render(args.format))
     return 0
+
+
+def errant_compare_printout(result: Any, options: dict[str, Any], level: int | None, signature: str) -> str:
+    """What errant_compare prints for one system, then the signature."""
+    from gecscore.common import errant_compare as ec
+    from gecscore.common.errant_scoring import Counts
+
+    settings = ec.CompareSettings(options.get("beta", 0.5), options.get("evaluation", "cs"),
+                                  options.get("edit_size", "all"), frozenset(options.get("filter_types", ())))
+    types = {t: Counts(r["tp"], r["fp"], r["fn"]) for t, r in result.details.get("types", {}).get("rows", {}).items()}
+    counts = Counts(result.scores["tp"], result.scores["fp"], result.scores["fn"])
+    return ec.report(counts, types, settings, level, merged=True) + f"\nsignature\t{signature}"
 
 
 def write_sentences(path: Path, results: dict[str, Any]) -> None:

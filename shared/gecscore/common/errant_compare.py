@@ -234,15 +234,17 @@ def rounded_prf(c: Counts, beta: float) -> tuple[float, float, float]:
 
 
 def report(counts: Counts, types: Mapping[str, Counts] | None, settings: CompareSettings,
-           level: int | None = None) -> str:
-    """The text errant_compare prints: the category table (with `level`) and the overall scores."""
+           level: int | None = None, *, merged: bool = False) -> str:
+    """The text errant_compare prints: the category table (with `level`; `merged`: `types` are already that
+    level's categories, as a result's `types` rows are) and the overall scores."""
     title = TITLES[settings.evaluation]
     f_name = "F" + str(float(settings.beta))
     lines: list[str] = []
     if level:
         lines += ["", f"{title:=^66}", " ".join(["Category".ljust(14), "TP".ljust(8), "FP".ljust(8),
                                                    "FN".ljust(8), "P".ljust(8), "R".ljust(8), f_name])]
-        for name, c in categories(types or {}, level).items():
+        rows = dict(sorted((types or {}).items())) if merged else categories(types or {}, level)
+        for name, c in rows.items():
             p, r, f = rounded_prf(c, settings.beta)
             lines.append(" ".join([name.ljust(14), _int(c.tp).ljust(8), _int(c.fp).ljust(8), _int(c.fn).ljust(8),
                                    str(p).ljust(8), str(r).ljust(8), str(f)]))
