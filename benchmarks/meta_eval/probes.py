@@ -1,0 +1,286 @@
+"""Protocol probes behind the 'unexplained' notes of results.md: what was tried, with the numbers it gave.
+
+    .venv/bin/python benchmarks/meta_eval/probes.py --data ../shared/data --out benchmarks/meta_eval
+
+writes `probes.md` and `probes.json`. Every probe goes through the meta-evaluation runner and its cache (the same
+`--cache-dir` as run.py). A probe that reproduces published cells is promoted to a switch in run.py (`SWITCHES`);
+the others stay here as the record of what was tried.
+
+Sections:
+1. SN-8GEC M² (CLEME2.0 Table 1): which gold M2 / line set gives the published M² cells, and which gives the published
+   2016 system scores of `SN-8GEC/metric_scores`.
+2. Reference edit counts against CLEME2.0 Table 7 (do our ERRANT edits of the references equal CLEME2.0's?).
+3. CLEME2.0 Table 2 (SEEDA): human score, system set, aggregation, reference set, sentence set.
+4. SentERRANT on CoNLL-2014 (PT-M2 Table 5, CLEME2.0 Table 1): CLEME's ERRANT M2 files, sentence-F variants, rounding.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from dataclasses import replace
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import run as bench  # noqa: E402  (benchmarks/meta_eval/run.py)
+
+GJG = ("ew_nusnlp", "ts_nusnlp")
+# CLEME2.0 Table 1 M² and SentM² cells: refs → (EW r, EW ρ, TS r, TS ρ).
+M2_PUBLISHED = {refs: (v[0][0], v[0][1], v[1][0], v[1][1]) for refs, v in bench.CLEME_T1_CLASSIC["m2"].items()}
+SENTM2_PUBLISHED = {refs: (v[0][0], v[0][1], v[1][0], v[1][1])
+                    for refs, v in bench.CLEME_T1_CLASSIC["sentm2"].items()}
+# CLEME2.0 Table 7: ERRANT edits of each reference set (both annotators together).
+TABLE7_EDITS = {"official-pt-m2": 5937, "e-minimal": 4500, "e-fluency": 8373, "ne-minimal": 4964, "ne-fluency": 11033}
+
+
+def merged_lines(data_dir: str) -> list[int]:
+    """0-based indices of the 34 lines SN-8GEC's experts merged (`annotations/merged_ids`, 1-based, as shipped)."""
+    text = (Path(data_dir) / "SN-8GEC" / "annotations" / "merged_ids").read_text(encoding="utf-8")
+    return [int(x) - 1 for x in text.split()]
+
+
+def lattice_gold(sources, references, max_unchanged_words: int = 0):
+    """`run.lattice_gold` (the switch `m2-gold=lattice`)."""
+    return bench.lattice_gold(sources, references, max_unchanged_words)
+
+
+def errant_gold(sources, references):
+    from gecscore.pt_m2.metric import gold_from_references
+
+    return gold_from_references(sources, references)[0]
+
+
+def correlations(metric_scores: dict[str, float], data, humans=GJG) -> tuple[float, ...]:
+    from gecscore.meta_eval.correlate import correlate_systems
+
+    out: list[float] = []
+    for human in humans:
+        corr = correlate_systems(metric_scores, data.human[human], data.system_set("all"))
+        out += [corr.pearson, corr.spearman]
+    return tuple(out)
+
+
+def fmt(values) -> str:
+    return " / ".join("—" if v is None else f"{v:.3f}" for v in values)
+
+
+def n_equal(values, published) -> int:
+    return sum(bench.same_3dp(p, v) for p, v in zip(published, values))
+
+
+def sn8gec_m2(data_dir: str, cache) -> tuple[list[str], dict]:
+    """Section 1: M² and SentM² on SN-8GEC under several gold M2 constructions and line sets."""
+    from gecscore.meta_eval import adapters, get_metric, load_dataset, meta_evaluate
+
+    skip = set(merged_lines(data_dir))
+    lines = ["## 1. SN-8GEC M² (CLEME2.0 Table 1)", "",
+             "Values: EW r / EW ρ / TS r / TS ρ (GJG15, 13 systems, Chollampatt & Ng's human files). `=` counts the "
+             "cells equal to the published ones at 3 decimals. 'max |ΔF| vs 2016' compares the 13 system scores with "
+             "`SN-8GEC/metric_scores` (Sakaguchi et al. 2016, M², 34 merged lines skipped).", "",
+             "| reference set | metric | gold M2 / lines | values | = published | max \\|ΔF\\| vs 2016 |",
+             "|---|---|---|---|---|---|"]
+    record: dict = {}
+    for refs in ("official",) + bench.SN8:
+        published_scores = bench.sn8gec_published_m2(data_dir, refs)
+        base = load_dataset("gjg15", data_dir, references=refs)
+        values = correlations(published_scores, base)
+        lines.append(f"| {refs} | M² | published 2016 scores (`sn8gec-published-m2`) | {fmt(values)} | "
+                     f"{n_equal(values, M2_PUBLISHED[refs])}/4 | 0 |")
+        record[f"{refs} published-2016"] = values
+        for metric in ("m2", "sentm2"):
+            # SentM² is starred (unchanged references excluded) on E-Minimal and NE-Minimal in Table 1.
+            starred = metric == "sentm2" and refs in ("e-minimal", "ne-minimal")
+            data = load_dataset("gjg15", data_dir, references=refs, exclude_unchanged=starred)
+            keep = [i for i in range(len(data.sources)) if i not in skip]
+            if refs == "official":
+                golds = {"official M2": data.gold_m2}
+            else:
+                golds = {"ERRANT (base)": errant_gold(data.sources, data.references),
+                         "M² lattice (`m2-gold=lattice`)": lattice_gold(data.sources, data.references)}
+                if refs == "e-minimal" and metric == "m2":
+                    for k, who in enumerate("AB"):
+                        golds[f"ERRANT, annotator {who} only"] = errant_gold(data.sources,
+                                                                            [[r[k]] for r in data.references])
+            published = (M2_PUBLISHED if metric == "m2" else SENTM2_PUBLISHED)[refs]
+            for gold_name, gold in golds.items():
+                line_sets = (("all 1312 lines", None), ("34 merged lines skipped", keep)) if metric == "m2" \
+                    else (("all 1312 lines", None),)
+                for line_set, selected in line_sets:
+                    variant = replace(data, gold_m2=gold, reference_set=f"{data.reference_set}:{gold_name}")
+                    if selected is not None:
+                        variant = variant.select(selected)
+                    # The adapters' in-process memo keys a run on the references, not on the gold M2's content;
+                    # these probes change only the gold, so the memo must not answer for them.
+                    adapters._RUNS.clear()
+                    result = meta_evaluate(get_metric(metric), variant, system_set="all", cache=cache)
+                    values = correlations(result.metric_scores, data)
+                    gap = max(abs(result.metric_scores[s] - published_scores[s]) for s in data.systems) \
+                        if metric == "m2" else None
+                    name = "M²" if metric == "m2" else "SentM²" + ("*" if starred else "")
+                    lines.append(f"| {refs} | {name} | {gold_name}; {line_set} | {fmt(values)} | "
+                                 f"{n_equal(values, published)}/4 | {'—' if gap is None else f'{gap:.4f}'} |")
+                    record[f"{refs} {metric} {gold_name} {line_set}"] = {"values": values,
+                                                                        "scores": result.metric_scores}
+        print(f"SN-8GEC M² {refs} done", file=sys.stderr, flush=True)
+    lines += ["", "Published (CLEME2.0 Table 1): " + "; ".join(
+        f"{refs} M² {fmt(v)}" for refs, v in M2_PUBLISHED.items()), ""]
+    return lines, record
+
+
+def reference_edit_counts(data_dir: str) -> tuple[list[str], dict]:
+    """Section 2: our ERRANT edits of each reference set (both annotators) against CLEME2.0 Table 7."""
+    from gecscore.common.edits import get_extractor
+    from gecscore.common.m2io import read_m2
+    from gecscore.meta_eval.data import conll_references, read_conll_m2
+
+    gold = read_conll_m2(data_dir)
+    sources = [b.source for b in gold]
+    extractor = get_extractor()
+    cleme_file = read_m2(Path(data_dir) / "CoNLL-2014" / "CLEME" / "demo" / "examples" / "conll14.errant")
+    in_file = sum(1 for b in cleme_file for e in b.edits if not e.is_noop)
+    lines = ["## 2. ERRANT edits of the references vs CLEME2.0 Table 7", "",
+             "| reference set | Table 7 | ours (errant 3.0.2) | CLEME's `conll14.errant` |", "|---|---|---|---|"]
+    record = {}
+    for refs, printed in TABLE7_EDITS.items():
+        ours = sum(len(e) for ref in conll_references(data_dir, refs, gold=gold)
+                   for e in extractor.extract(sources, ref))
+        record[refs] = ours
+        lines.append(f"| {refs} | {printed} | {ours} | {in_file if refs == 'official-pt-m2' else '—'} |")
+    lines += ["", "CLEME's shipped CoNLL-2014 M2 file has exactly Table 7's count, ours does not; for the SN-8GEC "
+              "sets our counts differ from Table 7's by 2 to 70 edits, so CLEME2.0's reference edits are not ours "
+              "(which edits differ cannot be shown without their files).", ""]
+    return lines, record
+
+
+def seeda_full(data_dir: str, references: str):
+    """SEEDA on all 1312 CoNLL-2014 sentences (`outputs/all`), with the same human scores (no sentence judgments)."""
+    from gecscore.meta_eval.data import (CONLL_SIZE, SEEDA_SYSTEMS, conll_references, load_seeda, per_sentence,
+                                         read_conll_m2, read_lines)
+
+    subset = load_seeda(data_dir, references)
+    outputs = Path(data_dir) / "SEEDA" / "outputs" / "all"
+    hypotheses = {s: read_lines(outputs / f"{s}.txt", CONLL_SIZE) for s in SEEDA_SYSTEMS}
+    gold = read_conll_m2(data_dir)
+    refs = per_sentence(conll_references(data_dir, references, gold=gold))
+    return replace(subset, sources=hypotheses["INPUT"], hypotheses=hypotheses, references=refs, judgments={},
+                   gold_m2=gold, reference_set=f"{references} (full 1312)")
+
+
+def seeda_cleme(data_dir: str, cache) -> tuple[list[str], dict]:
+    """Section 3: CLEME2.0 Table 2 (SEEDA) CLEME rows under other protocols."""
+    from gecscore.meta_eval import get_metric, load_dataset, meta_evaluate
+
+    probes = [
+        ("base protocol: PT-M2 refs, subset, Base, default agg., TS", "official-pt-m2", "subset", "base", "default",
+         ("ts_sent", "ts_edit")),
+        ("human Expected Wins", "official-pt-m2", "subset", "base", "default", ("ew_sent", "ew_edit")),
+        ("aggregation expected_wins", "official-pt-m2", "subset", "base", "expected_wins", ("ts_sent", "ts_edit")),
+        ("system set +input (13)", "official-pt-m2", "subset", "+input", "default", ("ts_sent", "ts_edit")),
+        ("system set +fluency (14)", "official-pt-m2", "subset", "+fluency", "default", ("ts_sent", "ts_edit")),
+        ("system set all (15)", "official-pt-m2", "subset", "all", "default", ("ts_sent", "ts_edit")),
+        ("full 1312-sentence test set (SEEDA README)", "official-pt-m2", "full", "base", "default",
+         ("ts_sent", "ts_edit")),
+        ("SN-8GEC E-Minimal refs (annotator B)", "e-minimal", "subset", "base", "default", ("ts_sent", "ts_edit")),
+        ("SN-8GEC NE-Minimal refs", "ne-minimal", "subset", "base", "default", ("ts_sent", "ts_edit")),
+    ]
+    lines = ["## 3. CLEME2.0 Table 2 (SEEDA): CLEME / CLEME2.0 rows under other protocols", "",
+             "Values: SEEDA-S r / ρ, SEEDA-E r / ρ (for the Expected Wins probe: EW_sent, EW_edit). `=` counts cells "
+             "equal to the published ones (out of 4 per row, 32 per probe).", ""]
+    record: dict = {}
+    datasets: dict = {}
+    header = "| probe | " + " | ".join(bench.CLEME_T2_ROWS) + " | = (of 32) |"
+    lines += [header, "|" + "---|" * (len(bench.CLEME_T2_ROWS) + 2)]
+    for name, refs, sentences, system_set, aggregation, humans in probes:
+        key = (refs, sentences)
+        if key not in datasets:
+            datasets[key] = seeda_full(data_dir, refs) if sentences == "full" else \
+                load_dataset("seeda", data_dir, references=refs)
+        data = datasets[key]
+        cells, equal = [], 0
+        for label, published in bench.CLEME_T2_ROWS.items():
+            metric, options = bench.CLEME_VARIANTS[label]
+            started = time.time()
+            result = meta_evaluate(get_metric(metric, **options), data, system_set=system_set,
+                                   aggregation=aggregation, cache=cache)
+            values = []
+            for human in humans:
+                values += [result.system[human].pearson, result.system[human].spearman]
+            equal += n_equal(values, published)
+            cells.append(fmt(values))
+            record[f"{name} {label}"] = values
+            print(f"SEEDA probe {name} {label}: {time.time() - started:.0f}s", file=sys.stderr, flush=True)
+        lines.append(f"| {name} | " + " | ".join(cells) + f" | {equal} |")
+    lines += ["", "Published: " + "; ".join(f"{k} {fmt(v)}" for k, v in bench.CLEME_T2_ROWS.items()), ""]
+    return lines, record
+
+
+def senterrant_conll(data_dir: str) -> tuple[list[str], dict]:
+    """Section 4: SentERRANT on CoNLL-2014 from CLEME's ERRANT M2 files, with system scores rounded."""
+    from gecscore.common.m2io import read_m2
+    from gecscore.meta_eval import load_dataset
+    from gecscore.meta_eval.correlate import system_correlation
+
+    folder = Path(data_dir) / "CoNLL-2014" / "CLEME" / "demo" / "examples"
+    data = load_dataset("gjg15", data_dir, references="official-pt-m2")
+    refs = [[bench._m2_file_edits(b, a) for a in b.annotators] for b in read_m2(folder / "conll14.errant")]
+    scores = {s: bench.sentence_errant_from_edits([bench._m2_file_edits(b, 0) for b in
+                                                  read_m2(folder / f"conll14-{s}.errant")], refs)
+              for s in data.systems}
+    published = (0.870, 0.742, 0.846, 0.747)
+    lines = ["## 4. SentERRANT on CoNLL-2014 (PT-M2 Table 5, CLEME2.0 Table 1)", "",
+             "CLEME's ERRANT M2 files, PT-M2 `errant_score.py` sentence rules; system scores rounded before "
+             "correlating. Published: " + fmt(published) + ".", "",
+             "| system scores | EW r / ρ, TS r / ρ | = published |", "|---|---|---|"]
+    record = {}
+    for digits in (None, 4, 3, 2):
+        values: list[float] = []
+        for human in GJG:
+            x = [scores[s] if digits is None else round(scores[s], digits) for s in data.systems]
+            corr = system_correlation(x, [data.human[human][s] for s in data.systems])
+            values += [corr.pearson, corr.spearman]
+        name = "unrounded" if digits is None else f"rounded to {digits} decimals"
+        lines.append(f"| {name} | {fmt(values)} | {n_equal(values, published)}/4 |")
+        record[name] = values
+    lines.append("")
+    return lines, record
+
+
+def write(out: Path, lines: list[str], record: dict) -> None:
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "probes.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    (out / "probes.json").write_text(json.dumps(record, indent=1, default=str) + "\n", encoding="utf-8")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--data", required=True)
+    parser.add_argument("--out", type=Path, default=Path(__file__).resolve().parent)
+    parser.add_argument("--cache-dir", type=Path, default=None)
+    parser.add_argument("--only", choices=("sn8gec", "edits", "seeda", "senterrant"), action="append")
+    args = parser.parse_args(argv)
+    from gecscore.meta_eval import ScoreCache, default_cache_dir
+
+    cache = ScoreCache(args.cache_dir or default_cache_dir())
+    started = time.time()
+    sections = args.only or ["sn8gec", "edits", "seeda", "senterrant"]
+    lines = ["# Protocol probes (benchmarks/meta_eval/probes.py)", "",
+             "What was tried for the cells results.md marks 'unexplained', with the values each probe gives. A probe "
+             "that reproduces published cells is a switch in run.py; these did not (or only partly, as stated).", ""]
+    record = {}
+    for section, function in (("sn8gec", lambda: sn8gec_m2(args.data, cache)),
+                              ("edits", lambda: reference_edit_counts(args.data)),
+                              ("seeda", lambda: seeda_cleme(args.data, cache)),
+                              ("senterrant", lambda: senterrant_conll(args.data))):
+        if section in sections:
+            text, values = function()
+            lines += text
+            record[section] = values
+            write(args.out, lines + [f"Wall time of this run: {time.time() - started:.0f} s."], record)
+    print("\n".join(lines))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

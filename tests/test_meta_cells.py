@@ -1,0 +1,159 @@
+"""The cell-by-cell table of benchmarks/meta_eval: cell counting, statuses, the committed results, cheap switches."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+BENCH = Path(__file__).resolve().parent.parent / "benchmarks" / "meta_eval"
+
+
+@pytest.fixture(scope="module")
+def bench():
+    spec = importlib.util.spec_from_file_location("meta_eval_bench_run", BENCH / "run.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(scope="module")
+def committed():
+    path = BENCH / "results.json"
+    if not path.is_file():
+        pytest.skip("benchmarks/meta_eval/results.json has not been generated")
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def _item(bench, row, ours, **switches):
+    return {"row": bench.row_to_dict(row), "ours": ours, "switches": switches}
+
+
+def test_cells_are_counted_per_printed_number(bench):
+    Row = bench.Row
+    rows = [
+        Row("P", "T1", "m2", "gjg15", "official", "all", "default", "ew_nusnlp", (0.5, 0.6)),
+        Row("P", "T1", "m2", "gjg15", "e-minimal", "all", "default", "ts_nusnlp", (0.5, 0.7),
+            switches=("refs=official",), tried="m2-sn8"),
+        Row("P", "T2", "errant", "seeda", "official", "base", "default", "ts_sent", (None, 0.3)),
+        Row("Q", "T9", "errant", "seeda", "official", "base", "default", "sent", (0.59, 0.19), level="sentence"),
+    ]
+    evaluated = [
+        _item(bench, rows[0], [0.5004, 0.6]),                                   # 2 equal
+        _item(bench, rows[1], [0.49, 0.71], **{"refs=official": [0.4996, 0.8]}),  # 1 switch, 1 unexplained
+        _item(bench, rows[2], [0.9, 0.3]),                                      # 1 cell only (r not printed)
+        _item(bench, rows[3], [0.59, 0.2]),                                     # 1 equal, 1 unexplained
+    ]
+    cells = bench.cells_from_rows(evaluated)
+    assert len(cells) == 7
+    assert [c["stat"] for c in cells] == ["r", "ρ", "r", "ρ", "ρ", "acc", "τ"]
+    assert [c["status"] for c in cells] == ["equal", "equal", "switch", "unexplained", "equal", "equal",
+                                            "unexplained"]
+    switch = cells[2]
+    assert switch["switch"] == "refs=official" and switch["switch_value"] == pytest.approx(0.4996)
+    assert cells[3]["note"].startswith("unexplained: refs=official → 0.800; ")
+    assert cells[6]["note"].startswith("unexplained:")
+    summary = {(s["paper"], s["table"]): s for s in bench.summarize(cells)}
+    assert summary["P", "T1"] == {"paper": "P", "table": "T1", "cells": 4, "equal": 2, "switch": 1, "unexplained": 1}
+    assert summary["P", "T2"]["cells"] == 1 and summary["Q", "T9"]["unexplained"] == 1
+    assert summary["all", ""] == {"paper": "all", "table": "", "cells": 7, "equal": 4, "switch": 1, "unexplained": 2}
+    text = bench.to_markdown(cells)
+    assert "| **all** |  | 7 | 4 | 1 | 2 |" in text
+    assert text.count("\n| m2 |") == 4
+
+
+def test_row_without_data_has_no_base_value(bench):
+    row = bench.Row("P", "T1", "m2", "gjg15", "bn-10gec", "all", "default", "ew_nusnlp", (0.547, 0.648),
+                    switches=("sn8gec-published-m2",), tried="m2-bn10gec", computable=False)
+    cells = bench.cells_from_rows([_item(bench, row, None, **{"sn8gec-published-m2": [0.580, 0.648]})])
+    assert [c["status"] for c in cells] == ["unexplained", "switch"]
+    assert cells[0]["ours"] is None and "no base value" in cells[0]["note"]
+
+
+def test_equality_is_at_three_decimals(bench):
+    assert bench.same_3dp(0.623, 0.62304)
+    assert not bench.same_3dp(0.623, 0.6236)
+    assert not bench.same_3dp(0.623, None) and not bench.same_3dp(0.623, float("nan"))
+
+
+def test_every_switch_and_tried_entry_is_documented(bench):
+    for row in bench.rows():
+        assert set(row.switches) <= set(bench.SWITCHES), row
+        assert not row.tried or row.tried in bench.TRIED, row
+
+
+def test_committed_results_match_the_rows(bench, committed):
+    rows = bench.rows()
+    assert [item["row"]["published"] for item in committed["rows"]] == [list(r.published) for r in rows]
+    n_cells = sum(p is not None for r in rows for p in r.published)
+    assert len(committed["cells"]) == n_cells
+    assert committed["summary"] == bench.summarize(committed["cells"])
+
+
+def test_every_unequal_committed_cell_has_a_switch_or_an_unexplained_note(bench, committed):
+    for cell in committed["cells"]:
+        assert cell["equal"] == bench.same_3dp(cell["published"], cell["ours"]), cell
+        if cell["equal"]:
+            assert cell["status"] == "equal"
+        elif cell["status"] == "switch":
+            assert cell["switch"] in bench.SWITCHES
+            assert bench.same_3dp(cell["published"], cell["switch_value"]), cell
+            assert cell["tried"][cell["switch"]] == cell["switch_value"]
+        else:
+            assert cell["status"] == "unexplained" and cell["note"].startswith("unexplained: "), cell
+            assert not any(bench.same_3dp(cell["published"], v) for v in cell["tried"].values()), cell
+
+
+def test_cells_rebuild_from_committed_rows(bench, committed):
+    assert bench.cells_from_rows(committed["rows"]) == committed["cells"]
+
+
+def test_sn8gec_published_scores_reproduce_the_printed_m2_rho(bench, shared_data):
+    """CLEME2.0 Table 1 M²: the published SN-8GEC scores give the printed ρ for NE-Fluency and BN-10GEC, not r."""
+    from gecscore.meta_eval.correlate import correlate_systems
+    from gecscore.meta_eval.data import GJG15_SYSTEMS, read_gjg15_nusnlp_human
+
+    human = read_gjg15_nusnlp_human(shared_data)
+    printed = {("ne-fluency", "ew_nusnlp"): (0.582, 0.648), ("ne-fluency", "ts_nusnlp"): (0.649, 0.703),
+               ("bn-10gec", "ew_nusnlp"): (0.547, 0.648), ("bn-10gec", "ts_nusnlp"): (0.610, 0.692)}
+    for (refs, name), (r, rho) in printed.items():
+        corr = correlate_systems(bench.sn8gec_published_m2(str(shared_data), refs), human[name], GJG15_SYSTEMS)
+        assert bench.same_3dp(rho, corr.spearman)
+        assert not bench.same_3dp(r, corr.pearson)
+
+
+def test_cleme_m2_files_reproduce_the_printed_corpus_errant(bench, shared_data):
+    """PT-M2 Table 5 / CLEME2.0 Table 1 ERRANT on CoNLL-2014: CLEME's ERRANT M2 files give EW .642/.659."""
+    from gecscore.meta_eval.correlate import correlate_systems
+    from gecscore.meta_eval.data import GJG15_SYSTEMS, read_gjg15_nusnlp_human
+
+    row = bench.Row("P", "T", "errant", "gjg15", "official-pt-m2", "all", "default", "ew_nusnlp", (0.642, 0.659))
+    scores = bench.cleme_m2_file_scores(str(shared_data), row)
+    corr = correlate_systems(scores, read_gjg15_nusnlp_human(shared_data)["ew_nusnlp"], GJG15_SYSTEMS)
+    assert bench.same_3dp(0.642, corr.pearson) and bench.same_3dp(0.659, corr.spearman)
+
+
+def test_sentence_errant_rules(bench):
+    # No edits anywhere: F = 1; the better of two references is chosen; empty hypothesis against gold edits: 0.
+    assert bench.sentence_errant_from_edits([[]], [[[]]]) == 1.0
+    hyp = [(0, 1, "a")]
+    assert bench.sentence_errant_from_edits([hyp], [[[(0, 1, "b")], [(0, 1, "a")]]]) == 1.0
+    assert bench.sentence_errant_from_edits([[]], [[[(0, 1, "b")]]]) == 0.0
+
+
+@pytest.mark.slow
+def test_switches_reproduce_their_cells_from_scratch(bench, shared_data, tmp_path):
+    """Recompute the rows whose cells a switch reproduces (CLEME runs: minutes) and check the switch's cells."""
+    from gecscore.meta_eval import ScoreCache
+
+    ev = bench.Evaluator(str(shared_data), ScoreCache(tmp_path / "cache"))
+    chosen = [r for r in bench.rows() if r.switches and r.dataset == "gjg15" and r.metric in ("cleme", "errant")]
+    cells = bench.cells_from_rows(bench.evaluate_rows(chosen, ev))
+    for cell in cells:
+        if cell["status"] == "switch":
+            assert bench.same_3dp(cell["published"], cell["switch_value"])
+    assert sum(c["status"] == "switch" for c in cells) >= 10
