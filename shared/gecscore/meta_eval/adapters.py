@@ -44,9 +44,9 @@ class RegistryMetric:
 
     def _run(self, options: dict[str, Any], sources: Sequence[str], hypotheses: Sequence[str],
              references: Sequence[Sequence[str]], gold_m2: Sequence[M2Sentence] | None, progress: bool) -> Any:
+        gold_text = None if gold_m2 is None else [block.to_block() for block in gold_m2]
         key = hashlib.sha256(json.dumps([self._spec.name, options, list(sources), list(hypotheses),
-                                         [list(r) for r in references],
-                                         None if gold_m2 is None else [b.to_block() for b in gold_m2]], ensure_ascii=False,
+                                         [list(r) for r in references], gold_text], ensure_ascii=False,
                                         default=str).encode("utf-8")).hexdigest()
         if key in _RUNS:
             return _RUNS[key]
