@@ -12,12 +12,16 @@ import pytest
 HEAVY = {"torch", "transformers", "evaluate", "datasets", "spacy", "ot"}
 
 
-def imported(*args: str) -> set[str]:
-    """Top-level modules a fresh interpreter imports running `args` (as `python -X importtime ARGS`)."""
+def imported_modules(*args: str) -> set[str]:
+    """Modules a fresh interpreter imports running `args` (as `python -X importtime ARGS`)."""
     done = subprocess.run([sys.executable, "-X", "importtime", *args], capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr[-2000:]
-    names = {line.rsplit("|", 1)[-1].strip() for line in done.stderr.splitlines() if line.startswith("import time:")}
-    return {name.split(".")[0] for name in names}
+    return {line.rsplit("|", 1)[-1].strip() for line in done.stderr.splitlines() if line.startswith("import time:")}
+
+
+def imported(*args: str) -> set[str]:
+    """Top-level packages a fresh interpreter imports running `args`."""
+    return {name.split(".")[0] for name in imported_modules(*args)}
 
 
 def test_import_gecscore_loads_nothing_heavy():
@@ -35,3 +39,17 @@ def test_m2_from_a_gold_m2_loads_nothing_heavy_and_errant_only_spacy(shared_data
     assert not imported("-m", "gecscore.cli", "score", "m2", *files) & HEAVY
     errant = imported("-m", "gecscore.cli", "score", "errant", *files)
     assert "spacy" in errant and not errant & {"transformers", "evaluate", "datasets", "ot"}
+
+
+@pytest.mark.parametrize("variant", ["cleme2", "cleme"])
+def test_unweighted_cleme_from_m2_files_loads_nothing_heavy(shared_data, variant):
+    examples = shared_data / "CoNLL-2014" / "CLEME" / "demo" / "examples"
+    files = ["--hyp-m2", str(examples / "conll14-AMU.errant"), "--gold-m2", str(examples / "conll14.errant")]
+    loaded = imported("-m", "gecscore.cli", "score", "cleme2", "--variant", variant, "--weighting", "none", *files)
+    assert not loaded & HEAVY
+
+
+def test_a_command_registers_only_its_own_subparser():
+    # meta-eval's registration imports its data tables; `score` must not pay for them
+    assert "gecscore.meta_eval" not in imported_modules("-m", "gecscore.cli", "score", "--help")
+    assert "gecscore.meta_eval" in imported_modules("-m", "gecscore.cli", "--help")

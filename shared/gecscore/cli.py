@@ -11,20 +11,25 @@ from typing import Sequence
 from gecscore import __version__, commands
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """Parser with one subparser per module in `gecscore.commands` (each module's `register`)."""
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """Parser with one subparser per module in `gecscore.commands` (each module's `register`), or only the one
+    of `command` when it names a module (start-up: another command's registration may import what this one
+    never needs)."""
     parser = argparse.ArgumentParser(prog="gecscore", description="GEC evaluation metrics.")
     parser.add_argument("--version", action="version", version=f"gecscore {__version__}")
     subparsers = parser.add_subparsers(dest="command", required=True)
-    for info in sorted(pkgutil.iter_modules(commands.__path__), key=lambda m: m.name):
-        module = importlib.import_module(f"{commands.__name__}.{info.name}")
-        module.register(subparsers)
+    names = sorted(info.name for info in pkgutil.iter_modules(commands.__path__))
+    module_name = (command or "").replace("-", "_")
+    for name in [module_name] if module_name in names else names:
+        importlib.import_module(f"{commands.__name__}.{name}").register(subparsers)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one subcommand; user errors print one line and exit 2."""
-    args = build_parser().parse_args(argv)
+    argv = sys.argv[1:] if argv is None else list(argv)
+    command = argv[0] if argv and not argv[0].startswith("-") else None
+    args = build_parser(command).parse_args(argv)
     try:
         return int(args.func(args) or 0)
     except (ValueError, TypeError, FileNotFoundError, OSError) as error:
