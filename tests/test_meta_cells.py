@@ -89,27 +89,29 @@ def test_every_switch_and_tried_entry_is_documented(bench):
 def test_committed_results_match_the_rows(bench, committed):
     rows = bench.rows()
     assert [item["row"]["published"] for item in committed["rows"]] == [list(r.published) for r in rows]
-    n_cells = sum(p is not None for r in rows for p in r.published)
+    listings = bench.listings()
+    assert [item["listing"]["published"] for item in committed["listings"]] == [list(x.published) for x in listings]
+    n_cells = sum(p is not None for r in rows for p in r.published) + sum(len(x.published) for x in listings)
     assert len(committed["cells"]) == n_cells
     assert committed["summary"] == bench.summarize(committed["cells"])
 
 
 def test_every_unequal_committed_cell_has_a_switch_or_an_unexplained_note(bench, committed):
     for cell in committed["cells"]:
-        assert cell["equal"] == bench.same_3dp(cell["published"], cell["ours"]), cell
+        assert cell["equal"] == bench.cell_equal(cell["published"], cell["ours"]), cell
         if cell["equal"]:
             assert cell["status"] == "equal"
         elif cell["status"] == "switch":
             assert cell["switch"] in bench.SWITCHES
-            assert bench.same_3dp(cell["published"], cell["switch_value"]), cell
+            assert bench.cell_equal(cell["published"], cell["switch_value"]), cell
             assert cell["tried"][cell["switch"]] == cell["switch_value"]
         else:
             assert cell["status"] == "unexplained" and cell["note"].startswith("unexplained: "), cell
-            assert not any(bench.same_3dp(cell["published"], v) for v in cell["tried"].values()), cell
+            assert not any(bench.cell_equal(cell["published"], v) for v in cell["tried"].values()), cell
 
 
 def test_cells_rebuild_from_committed_rows(bench, committed):
-    assert bench.cells_from_rows(committed["rows"]) == committed["cells"]
+    assert bench.all_cells(committed) == committed["cells"]
 
 
 def test_sn8gec_published_scores_reproduce_the_printed_m2_rho(bench, shared_data):

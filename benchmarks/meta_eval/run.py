@@ -2,7 +2,8 @@
 
     .venv/bin/python benchmarks/meta_eval/run.py --data ../shared/data --out benchmarks/meta_eval
 
-writes `results.md` and `results.json`: one entry per *cell* (one printed r, ρ, accuracy or τ) with the published
+writes `results.md` and `results.json`: one entry per *cell* (one printed r, ρ, accuracy or τ, or in the listing
+tables one printed system name, rank difference, count or score) with the published
 value, ours, whether they are equal at 3 decimals and, for an unequal cell, either the named switch (`SWITCHES`)
 that reproduces it or `unexplained: <what was tried>`. Counts are per paper and table, in cells. Sentence scores go
 through the meta-evaluation cache (`--cache-dir`, default `$GECSCORE_CACHE/meta_eval` or
@@ -35,6 +36,10 @@ CLEME_T1 = ("CLEME2.0 (ACL 2025)", "Table 1")
 CLEME_T2 = ("CLEME2.0 (ACL 2025)", "Table 2")
 CLEME_T8 = ("CLEME2.0 (ACL 2025)", "Table 8")
 CLEME_T10 = ("CLEME2.0 (ACL 2025)", "Table 10")
+CLEME_T5 = ("CLEME2.0 (ACL 2025)", "Table 5")
+CLEME_T11 = ("CLEME2.0 (ACL 2025)", "Table 11")
+CLEME_T12 = ("CLEME2.0 (ACL 2025)", "Table 12")
+PTM2_T6 = ("PT-M2 (EMNLP 2022)", "Table 6")
 GECM = ("gec-metrics / Rethinking (ACL 2025) [S]", "text")
 
 
@@ -279,15 +284,269 @@ def rows() -> list[Row]:
     return out
 
 
+# --------------------------------------------------------------------------------------------- printed listings
+
+@dataclass(frozen=True)
+class Listing:
+    """Printed cells that are not an (r, ρ) pair: systems at ranks, rank differences, counts, scores, or a row of
+    correlations with its average. One cell per column; `published` holds the printed text (the printed number of
+    decimals is the precision of the comparison). `compute` names the entry of `LISTING_COMPUTE` that gives ours
+    under the base protocol `config` (with `args`); `switches` and `tried` work as for `Row`."""
+
+    paper: str
+    table: str
+    name: str
+    columns: tuple[str, ...]
+    stats: tuple[str, ...]
+    published: tuple[str, ...]
+    compute: str
+    config: str
+    args: dict = field(default_factory=dict)
+    switches: tuple[str, ...] = ()
+    tried: str = ""
+
+
+T6_SYSTEMS = {  # PT-M2 Table 6: the system at each rank, 1..13
+    "M²": "CAMB CUUI AMU POST NTHU RAC UMC PKU SJTU UFC IPN IITB INPUT",
+    "SentM²": "CUUI AMU CAMB POST NTHU RAC PKU UMC SJTU UFC IITB INPUT IPN",
+    "Human EW": "AMU RAC CAMB CUUI POST UFC PKU UMC IITB SJTU INPUT NTHU IPN",
+    "Human TS": "AMU CAMB RAC CUUI POST PKU UMC UFC IITB INPUT SJTU NTHU IPN",
+}
+T6_DELTA = {"M²": "27", "SentM²": "21"}
+T6_METRICS = {"M²": "m2", "SentM²": "sentm2"}
+# CLEME2.0 Table 12: the model-free (not "sim") rows, systems in the table's order. The CLEME2.0-ind Score row
+# prints 12 values for 13 systems, so which system lacks one is unknown: it is left out.
+T12_SYSTEMS = ("AMU", "CAMB", "CUUI", "IITB", "INPUT", "IPN", "NTHU", "PKU", "POST", "RAC", "SJTU", "UFC", "UMC")
+T12_FIELDS = {"TP": "tp", "FP": "fp", "FP_ne": "fp_ne", "FP_un": "fp_un", "FN": "fn", "Hit": "hit", "Wrong": "err",
+              "Under": "und", "Over": "ove", "Score": "com"}
+T12_ROWS = {
+    ("CLEME2.0-dep", "dependent", "corpus"): {
+        "TP": "380 584 471 22 0 39 330 246 412 254 85 32 260",
+        "FP": "817 1307 964 67 0 488 905 709 1145 782 272 18 789",
+        "FP_ne": "276 418 311 34 0 149 302 254 316 259 76 12 245",
+        "FP_un": "541 889 653 33 0 339 603 455 829 523 196 6 544",
+        "FN": "1360 1150 1357 2057 1782 2886 1388 1454 1354 1487 1668 2087 1461",
+        "Hit": "0.188 0.271 0.220 0.010 0.00 0.013 0.163 0.126 0.198 0.127 0.046 0.015 0.132",
+        "Wrong": "0.137 0.194 0.145 0.016 0.00 0.048 0.150 0.130 0.152 0.130 0.042 0.006 0.125",
+        "Under": "0.675 0.534 0.634 0.973 1.00 0.939 0.687 0.744 0.650 0.744 0.912 0.979 0.743",
+        "Over": "0.452 0.470 0.455 0.371 0.00 0.643 0.488 0.476 0.532 0.505 0.549 0.12 0.519",
+        "Score": "0.483 0.508 0.497 0.431 0.45 0.408 0.463 0.450 0.479 0.505 0.434 0.450 0.453",
+    },
+    ("SentCLEME2.0-dep", "dependent", "sentence"): {
+        "TP": "376 580 467 22 0 39 327 244 409 251 84 32 259",
+        "FP": "821 1311 968 67 0 488 908 711 1148 785 273 18 790",
+        "FP_ne": "286 431 320 22 0 132 310 262 326 271 81 10 255",
+        "FP_un": "535 880 648 45 0 356 598 449 822 514 192 8 535",
+        "FN": "1600 1374 1577 1972 1982 1940 1660 1712 1587 1744 1900 1980 1714",
+        "Hit": "0.136 0.210 0.163 0.008 0.00 0.013 0.119 0.088 0.142 0.089 0.032 0.012 0.091",
+        "Wrong": "0.080 0.129 0.090 0.005 0.00 0.038 0.095 0.076 0.088 0.071 0.023 0.002 0.070",
+        "Under": "0.500 0.392 0.479 0.675 0.687 0.639 0.496 0.538 0.486 0.551 0.637 0.678 0.546",
+        "Over": "0.248 0.419 0.293 0.031 0.00 0.242 0.304 0.235 0.342 0.232 0.121 0.006 0.267",
+        "Score": "0.498 0.513 0.507 0.467 0.466 0.447 0.481 0.475 0.495 0.477 0.469 0.471 0.476",
+    },
+    ("CLEME2.0-ind", "independent", "corpus"): {
+        "TP": "388 596 487 22 0 39 338 248 420 255 85 32 262",
+        "FP": "809 1295 948 67 0 488 897 707 1137 781 272 18 787",
+        "FP_ne": "408 627 449 34 0 234 447 388 487 406 134 12 366",
+        "FP_un": "401 668 499 33 0 254 450 319 650 375 138 6 421",
+        "FN": "1029 778 984 1497 1530 1382 1045 1129 989 1135 1398 1506 1136",
+        "Hit": "0.213 0.298 0.254 0.014 0.000 0.024 0.185 0.141 0.222 0.142 0.053 0.021 0.149",
+        "Wrong": "0.224 0.313 0.234 0.022 0.000 0.141 0.244 0.220 0.257 0.226 0.083 0.008 0.207",
+        "Under": "0.564 0.389 0.513 0.964 1.000 0.835 0.571 0.640 0.522 0.632 0.865 0.972 0.644",
+        "Over": "0.335 0.353 0.348 0.371 0.000 0.482 0.364 0.334 0.417 0.362 0.387 0.12 0.401",
+    },
+    ("SentCLEME2.0-ind", "independent", "sentence"): {
+        "Hit": "0.155 0.239 0.189 0.010 0.000 0.016 0.137 0.100 0.165 0.106 0.036 0.015 0.105",
+        "Wrong": "0.159 0.261 0.178 0.015 0.000 0.110 0.192 0.165 0.192 0.162 0.059 0.005 0.147",
+        "Under": "0.403 0.268 0.373 0.627 0.647 0.563 0.390 0.447 0.375 0.450 0.574 0.635 0.449",
+        "Over": "0.183 0.315 0.227 0.023 0.000 0.171 0.224 0.163 0.266 0.165 0.086 0.004 0.206",
+        "Score": "0.485 0.486 0.493 0.466 0.468 0.428 0.461 0.453 0.474 0.458 0.461 0.474 0.461",
+    },
+}
+CORR_COLUMNS = ("EW r", "EW ρ", "TS r", "TS ρ", "Avg.")
+CORR_STATS = ("r", "ρ", "r", "ρ", "avg")
+# CLEME2.0 Table 5 (CLEME2.0-dep, GJG15 ranking: CoNLL-2014): (EW r, ρ, TS r, ρ, Avg.) per disentangled score.
+T5_ROWS = {
+    ("corpus", "Hit"): "0.599 0.593 0.673 0.648 0.628", ("corpus", "Wrong"): "-0.444 -0.533 -0.526 -0.593 -0.524",
+    ("corpus", "Under"): "0.496 0.599 0.576 0.659 0.583", ("corpus", "Over"): "0.118 0.269 0.073 0.275 0.253",
+    ("sentence", "Hit"): "0.594 0.593 0.672 0.648 0.627", ("sentence", "Wrong"): "-0.405 -0.429 -0.489 -0.500 -0.456",
+    ("sentence", "Under"): "0.489 0.511 0.572 0.582 0.539",
+    ("sentence", "Over"): "-0.247 -0.363 -0.346 -0.440 -0.349",
+}
+# CLEME2.0 Table 11: correlations averaged over the α grid (unweighted rows; the -sim rows need a model).
+T11_ROWS = {
+    ("CLEME2.0-dep", "dependent", "corpus"): "0.461 0.423 0.483 0.457 0.456",
+    ("CLEME2.0-ind", "independent", "corpus"): "0.468 0.421 0.489 0.453 0.458",
+    ("SentCLEME2.0-dep", "dependent", "sentence"): "0.374 0.305 0.362 0.290 0.333",
+    ("SentCLEME2.0-ind", "independent", "sentence"): "0.372 0.302 0.356 0.283 0.328",
+}
+HEUO_CONFIG = "cleme2(weighting=none) gjg15 official-pt-m2 all, our errant 3.0.2 edits"
+
+
+def listings() -> list[Listing]:
+    """Every printed non-correlation cell (and CLEME2.0's per-indicator and α-averaged correlations) covered."""
+    out: list[Listing] = []
+    ranks = tuple(f"rank {k}" for k in range(1, 14))
+    for name, systems in T6_SYSTEMS.items():
+        metric = T6_METRICS.get(name)
+        compute, args = ("metric-ranking", {"metric": metric}) if metric else \
+            ("human-ranking", {"human": "ew_nusnlp" if name.endswith("EW") else "ts_nusnlp"})
+        config = f"{metric}() gjg15 official all default" if metric else f"{args['human']} human scores"
+        out.append(Listing(*PTM2_T6, name, ranks, ("system",) * 13, tuple(systems.split()), compute, config, args))
+    out.append(Listing(*PTM2_T6, "Δ", tuple(T6_DELTA), ("Δ",) * len(T6_DELTA), tuple(T6_DELTA.values()),
+                       "rank-difference", "Σ|metric rank − EW rank| (ew_nusnlp)", {"human": "ew"},
+                       switches=("rank-diff=ts", "rank-diff=nearer-human")))
+    for (label, assumption, level), by_row in T12_ROWS.items():
+        for row, values in by_row.items():
+            out.append(Listing(*CLEME_T12, f"{label} {row}", T12_SYSTEMS, ("count" if row.startswith(("T", "F"))
+                               else "score",) * 13, tuple(values.split()), "heuo-table",
+                               f"{HEUO_CONFIG}, α of the level", {"assumption": assumption, "level": level,
+                                                                  "field": T12_FIELDS[row]},
+                               switches=("alpha=0.50/0.40/0.05/0.05",), tried="heuo-table"))
+    for (level, row), values in T5_ROWS.items():
+        label = ("CLEME2.0" if level == "corpus" else "SentCLEME2.0") + f"-dep-{row}"
+        out.append(Listing(*CLEME_T5, label, CORR_COLUMNS, CORR_STATS, tuple(values.split()), "heuo-correlation",
+                           f"{HEUO_CONFIG}, 1 − x for Wrong/Under/Over", {"level": level, "field": T12_FIELDS[row]},
+                           switches=("alpha=0.50/0.40/0.05/0.05+1-x",) + (("indicator=x",) if row != "Hit" else ()),
+                           tried="heuo-correlation"))
+    for (label, assumption, level), values in T11_ROWS.items():
+        out.append(Listing(*CLEME_T11, label, CORR_COLUMNS, CORR_STATS, tuple(values.split()), "alpha-grid",
+                           f"{HEUO_CONFIG}, mean over the 969 α of the 0.05 grid with 0 < α_i < 1",
+                           {"assumption": assumption, "level": level}, switches=("alpha-grid=with-zeros",),
+                           tried="alpha-grid"))
+    return out
+
+
+# --------------------------------------------------------------------------------------------- listing values
+
+def ranking(scores: dict[str, float]) -> list[str]:
+    """Systems from the highest score to the lowest (ties keep the given order)."""
+    return sorted(scores, key=lambda s: -scores[s])
+
+
+def rank_differences(metric_ranking: Sequence[str], human_rankings: Sequence[Sequence[str]]) -> list[int]:
+    """Per rank of the metric's ranking: the distance to the system's nearest rank among the human rankings."""
+    return [min(abs(human.index(system) - k) for human in human_rankings)
+            for k, system in enumerate(metric_ranking)]
+
+
+def _gjg_row(metric: str, human: str = "ew_nusnlp") -> Row:
+    return Row(*PTM2_T6, metric, "gjg15", "official", "all", "default", human, (None, None))
+
+
+def _metric_ranking(item: Listing, ev: Evaluator) -> list:
+    return ranking(ev.result(_gjg_row(item.args["metric"])).metric_scores)
+
+
+def _human_ranking(item: Listing, ev: Evaluator) -> list:
+    human, systems = ev.human(_gjg_row("m2", item.args["human"]))
+    return ranking({s: human[s] for s in systems})
+
+
+def _rank_difference(humans: Sequence[str]) -> Callable[[Listing, Evaluator], list]:
+    def compute(item: Listing, ev: Evaluator) -> list:
+        targets = [_human_ranking(replace(item, args={"human": f"{h}_nusnlp"}), ev) for h in humans]
+        return [sum(rank_differences(_metric_ranking(replace(item, args={"metric": T6_METRICS[name]}), ev), targets))
+                for name in item.columns]
+    return compute
+
+
+def _alpha(level: str) -> tuple[float, ...]:
+    from gecscore.cleme2.metric import ALPHA_CORPUS, ALPHA_SENTENCE
+
+    return ALPHA_CORPUS if level == "corpus" else ALPHA_SENTENCE
+
+
+TABLE12_ALPHA = (0.50, 0.40, 0.05, 0.05)
+
+
+def _heuo_table(alpha: tuple[float, ...] | None = None) -> Callable[[Listing, Evaluator], list]:
+    def compute(item: Listing, ev: Evaluator) -> list:
+        a = item.args
+        return [ev.disentangled(s, a["assumption"], a["level"], alpha or _alpha(a["level"]))[a["field"]]
+                for s in item.columns]
+    return compute
+
+
+def correlation_cells(scores: dict[str, float], ev: Evaluator) -> list[float]:
+    """EW r, EW ρ, TS r, TS ρ of GJG15 system scores and their mean (the papers' "Avg.")."""
+    from gecscore.meta_eval.correlate import correlate_systems
+
+    values = []
+    for human in GJG_HUMANS:
+        scores_h, systems = ev.human(_gjg_row("m2", human))
+        corr = correlate_systems(scores, scores_h, systems)
+        values += [corr.pearson, corr.spearman]
+    return values + [sum(values) / len(values)]
+
+
+def _heuo_correlation(sign: Callable[[str], bool], alpha: tuple[float, ...] | None = None
+                      ) -> Callable[[Listing, Evaluator], list]:
+    def compute(item: Listing, ev: Evaluator) -> list:
+        from gecscore.meta_eval.data import GJG15_SYSTEMS
+
+        level, name = item.args["level"], item.args["field"]
+        raw = {s: ev.disentangled(s, "dependent", level, alpha or _alpha(level))[name] for s in GJG15_SYSTEMS}
+        return correlation_cells({s: 1 - v if sign(name) else v for s, v in raw.items()}, ev)
+    return compute
+
+
+def grid_average(per_system: dict[str, Sequence[float]], human: dict[str, float], systems: Sequence[str]
+                 ) -> tuple[float, float]:
+    """Pearson and Spearman averaged over grid points (`per_system[s][k]`: system s's score at point k)."""
+    from gecscore.meta_eval.correlate import correlate_systems
+
+    n = len(next(iter(per_system.values())))
+    corrs = [correlate_systems({s: per_system[s][k] for s in systems}, human, systems) for k in range(n)]
+    return (sum(c.pearson for c in corrs) / n, sum(c.spearman for c in corrs) / n)
+
+
+def _alpha_grid(positive: bool) -> Callable[[Listing, Evaluator], list]:
+    def compute(item: Listing, ev: Evaluator) -> list:
+        import numpy as np
+
+        from gecscore.meta_eval.data import GJG15_SYSTEMS
+        from gecscore.meta_eval.heuo import com_grid
+        from gecscore.meta_eval.search import simplex_grid
+
+        grid = np.array(simplex_grid(0.05) if positive else nonnegative_grid(0.05))
+        a = item.args
+        scores = {s: com_grid(ev.heuo_counts(s)[a["assumption"]], grid, a["level"]) for s in GJG15_SYSTEMS}
+        values = []
+        for human in GJG_HUMANS:
+            scores_h, systems = ev.human(_gjg_row("m2", human))
+            values += list(grid_average(scores, scores_h, systems))
+        return values + [sum(values) / len(values)]
+    return compute
+
+
+def nonnegative_grid(step: float) -> list[tuple[float, ...]]:
+    """Every (α1, α2, α3, α4) of multiples of `step`, each ≥ 0, that sum to 1 (1771 points at 0.05)."""
+    units = round(1 / step)
+    return [tuple(round(k * step, 10) for k in (a, b, c, units - a - b - c))
+            for a in range(units + 1) for b in range(units + 1 - a) for c in range(units + 1 - a - b)]
+
+
+LISTING_COMPUTE: dict[str, Callable[[Listing, Evaluator], list]] = {
+    "metric-ranking": _metric_ranking,
+    "human-ranking": _human_ranking,
+    "rank-difference": _rank_difference(("ew",)),
+    "heuo-table": _heuo_table(),
+    "heuo-correlation": _heuo_correlation(lambda name: name != "hit"),
+    "alpha-grid": _alpha_grid(positive=True),
+}
+
+
 # --------------------------------------------------------------------------------------------- switches
 
 @dataclass(frozen=True)
 class Switch:
-    """A named change of a row's protocol: `compute(row, evaluator)` gives the row's two values (or None)."""
+    """A named change of a row's or listing's protocol: `compute(item, evaluator)` gives the row's two values (or
+    None), or one value per listing cell."""
 
     name: str
     description: str
-    compute: Callable[[Row, "Evaluator"], tuple[float | None, float | None] | None]
+    compute: Callable[[Row | Listing, "Evaluator"], tuple[float | None, float | None] | list | None]
 
 
 def _row_variant(options: dict | None = None, **fields) -> Callable:
@@ -375,6 +634,29 @@ SWITCHES: dict[str, Switch] = {s.name: s for s in (
     Switch("refs=official",
            "gec-metrics' raw CoNLL-2014 references (REF1 = source in the 88 collapsed sentences) instead of PT-M2's.",
            _row_variant(references="official")),
+    Switch("rank-diff=ts",
+           "PT-M2 Table 6 Δ against the TrueSkill ranking (ts_nusnlp) instead of the Expected Wins ranking.",
+           _rank_difference(("ts",))),
+    Switch("rank-diff=nearer-human",
+           "PT-M2 Table 6 Δ with each system's rank difference taken to the nearer of its two human ranks "
+           "(min over EW and TS, `rank_differences`), summed over the 13 ranks.",
+           _rank_difference(("ew", "ts"))),
+    Switch("indicator=x",
+           "CLEME2.0 Table 5: the Wrong / Under / Over scores x themselves correlated, instead of 1 − x (the paper "
+           "says it reports 1 − x).",
+           _heuo_correlation(lambda name: False)),
+    Switch("alpha=0.50/0.40/0.05/0.05",
+           "CLEME2.0 Tables 12 and 5: trade-off factors α = (0.50, 0.40, 0.05, 0.05) for both levels (reference "
+           "choice and Score) instead of the paper's stated (0.45, 0.35, 0.15, 0.05) corpus / (0.35, 0.25, 0.20, "
+           "0.20) sentence factors. Found by scoring every α of the 0.05 grid against the printed Score rows.",
+           _heuo_table(TABLE12_ALPHA)),
+    Switch("alpha=0.50/0.40/0.05/0.05+1-x",
+           "`alpha=0.50/0.40/0.05/0.05` for CLEME2.0 Table 5 (1 − x for Wrong / Under / Over, as the base).",
+           _heuo_correlation(lambda name: name != "hit", TABLE12_ALPHA)),
+    Switch("alpha-grid=with-zeros",
+           "CLEME2.0 Table 11: the 1771 α of the 0.05 grid with α_i ≥ 0 (`nonnegative_grid`) instead of the 969 "
+           "with 0 < α_i < 1 (the paper's constraint on α).",
+           _alpha_grid(positive=False)),
     Switch("aggregation=trueskill",
            "TrueSkill aggregation of the sentence scores (gec-metrics' `run_trueskill`) instead of the metric's "
            "corpus score.",
@@ -438,6 +720,22 @@ TRIED = {
         "+INPUT / +Fluency / all, the full 1312-sentence test set, SN-8GEC E-Minimal (annotator B) and NE-Minimal "
         "references: none reproduces any of the 32 cells. Averaging over CLEME2.0's six reference sets cannot be "
         "tried (BN-10GEC is not on disk)."
+    ),
+    "heuo-table": (
+        "per-sentence CLEME chunk counts from our errant 3.0.2 edits on PT-M2's references, reference choice and "
+        "Score under the paper's stated α (shown) and under α = (0.50, 0.40, 0.05, 0.05) (switch value above). For "
+        "the three Score rows every α of the 0.05 grid with α_i ≥ 0 (1771 points, `nonnegative_grid`) was scored: "
+        "(0.50, 0.40, 0.05, 0.05) gives 11 of 13 printed CLEME2.0-dep cells and 13 of 13 for each sentence row, "
+        "no other α more than 4. CLEME's ERRANT M2 files (switch `cleme-errant-m2` of Table 1) were not tried here."
+    ),
+    "heuo-correlation": (
+        "CLEME2.0-dep indicators from our edits: 1 − x for Wrong / Under / Over under the paper's α (shown), x itself "
+        "(switch `indicator=x`) and 1 − x under α = (0.50, 0.40, 0.05, 0.05), the α that reproduces Table 12 "
+        "(switch `alpha=0.50/0.40/0.05/0.05+1-x`), values above."
+    ),
+    "alpha-grid": (
+        "the 969 α of the 0.05 grid with 0 < α_i < 1 (shown) and the 1771 α with α_i ≥ 0 (switch value above), "
+        "each with CLEME2.0's reference choice made per α (`gecscore.meta_eval.heuo.com_grid`)."
     ),
 }
 
@@ -556,6 +854,8 @@ class Evaluator:
         self._datasets: dict[tuple, object] = {}
         self._results: dict[tuple, object] = {}
         self._external: dict[tuple, dict[str, float]] = {}
+        self._counts: dict[str, dict[str, list[list]]] = {}
+        self._disentangled: dict[tuple, dict[str, float]] = {}
         self.metric_scores: dict[str, dict[str, float]] = {}  # run description → system scores, for results.json
 
     def dataset(self, row: Row):
@@ -598,6 +898,38 @@ class Evaluator:
             if not row.computable else self.dataset(row)
         return data.human[row.human], data.system_set(row.system_set)
 
+    def heuo_counts(self, system: str) -> dict[str, list[list]]:
+        """Per-sentence, per-reference CLEME chunk counts of one GJG15 system on CoNLL-2014 (PT-M2's references),
+        both assumptions; stored beside the score cache (`cleme2-counts/`), so α grids reuse one ERRANT pass."""
+        from gecscore.cleme2.metric import ChunkCounts
+        from gecscore.meta_eval.cache import score_key
+        from gecscore.meta_eval.heuo import FIELDS, reference_counts
+
+        if system not in self._counts:
+            data = self.dataset(Row(*CLEME_T12, "cleme2", "gjg15", "official-pt-m2", "all", "default", "", (None, None)))
+            key = score_key("cleme2-counts", {"fields": FIELDS}, data.sources, data.hypotheses[system], data.references)
+            path = Path(self.cache.directory) / "cleme2-counts" / f"{key}.json"
+            if path.exists():
+                stored = json.loads(path.read_text(encoding="utf-8"))
+            else:
+                started = time.time()
+                counts = reference_counts(data.sources, data.hypotheses[system], data.references)
+                stored = {a: [[[getattr(c, f) for f in FIELDS] for c in refs] for refs in per] for a, per in counts.items()}
+                path.parent.mkdir(parents=True, exist_ok=True)
+                path.write_text(json.dumps(stored), encoding="utf-8")
+                print(f"cleme2 counts {system}: {time.time() - started:.0f}s", file=sys.stderr, flush=True)
+            self._counts[system] = {a: [[ChunkCounts(*c) for c in refs] for refs in per] for a, per in stored.items()}
+        return self._counts[system]
+
+    def disentangled(self, system: str, assumption: str, level: str, alpha: Sequence[float]) -> dict[str, float]:
+        """CLEME2.0's indicators and chosen counts of one system (`gecscore.meta_eval.heuo.disentangled`), memoised."""
+        from gecscore.meta_eval.heuo import disentangled
+
+        key = (system, assumption, level, tuple(alpha))
+        if key not in self._disentangled:
+            self._disentangled[key] = disentangled(self.heuo_counts(system)[assumption], alpha, level)
+        return self._disentangled[key]
+
     def external(self, name: str, row: Row, scores: Callable[[], dict[str, float]]
                  ) -> tuple[float | None, float | None]:
         """Correlate externally computed system scores (memoised per switch and configuration)."""
@@ -635,6 +967,30 @@ def evaluate_rows(all_rows: Sequence[Row], ev: Evaluator) -> list[dict]:
     return out
 
 
+def evaluate_listings(items: Sequence[Listing], ev: Evaluator) -> list[dict]:
+    """Base values and every listed switch's values of each listing (JSON-ready)."""
+    out = []
+    for item in items:
+        switch_values = {name: SWITCHES[name].compute(item, ev) for name in item.switches}
+        out.append({"listing": listing_to_dict(item), "ours": LISTING_COMPUTE[item.compute](item, ev),
+                    "switches": switch_values})
+    return out
+
+
+def listing_to_dict(item: Listing) -> dict:
+    data = asdict(item)
+    for key in ("columns", "stats", "published", "switches"):
+        data[key] = list(data[key])
+    return data
+
+
+def listing_from_dict(data: dict) -> Listing:
+    data = dict(data)
+    for key in ("columns", "stats", "published", "switches"):
+        data[key] = tuple(data[key])
+    return Listing(**data)
+
+
 def row_to_dict(row: Row) -> dict:
     data = asdict(row)
     data["published"] = list(row.published)
@@ -656,6 +1012,56 @@ def same_3dp(a: float | None, b: float | None) -> bool:
     if a is None or b is None or math.isnan(a) or math.isnan(b):
         return False
     return round(a, 3) == round(b, 3)
+
+
+def printed_equal(printed: str, value: str | float | None) -> bool:
+    """Equal to the printed text: the same name, or the same number at the printed number of decimals."""
+    if value is None or isinstance(value, str):
+        return printed == value
+    if isinstance(value, float) and math.isnan(value):
+        return False
+    decimals = len(printed.split(".", 1)[1]) if "." in printed else 0
+    return abs(round(float(value), decimals) - float(printed)) < 1e-9
+
+
+def cell_equal(published: str | float | None, value: str | float | None) -> bool:
+    """A cell's equality: `printed_equal` for listing cells (printed text), `same_3dp` for correlation cells."""
+    return printed_equal(published, value) if isinstance(published, str) else same_3dp(published, value)
+
+
+def cells_from_listings(evaluated: Iterable[dict]) -> list[dict]:
+    """One entry per printed listing cell, in the same form as `cells_from_rows`'s."""
+    cells = []
+    for entry in evaluated:
+        item = listing_from_dict(entry["listing"])
+        for k, (column, stat, published) in enumerate(zip(item.columns, item.stats, item.published)):
+            value = entry["ours"][k] if entry["ours"] else None
+            equal = printed_equal(published, value)
+            tried = {name: (vals[k] if vals else None) for name, vals in entry["switches"].items()}
+            switch = next((n for n, v in tried.items() if printed_equal(published, v)), None) if not equal else None
+            parts = [f"{name} → {_fmt_like(published, v)}" for name, v in tried.items()]
+            if equal:
+                status, note, short = "equal", "", ""
+            elif switch:
+                status, note, short = "switch", switch, switch
+            else:
+                status = "unexplained"
+                note = "unexplained: " + "; ".join(parts + [TRIED.get(item.tried, "")]).strip("; ")
+                link = [f"tried: [{item.tried}](#tried-{item.tried})"] if item.tried else []
+                short = "unexplained: " + "; ".join(parts + link)
+            cells.append({
+                "paper": item.paper, "table": item.table, "row": item.name, "column": column, "stat": stat,
+                "published": published, "ours": value, "equal": equal, "status": status,
+                "switch": switch, "switch_value": tried.get(switch) if switch else None, "note": note,
+                "tried": tried, "tried_key": item.tried if status == "unexplained" else "", "short_note": short,
+                "config": item.config, "human": "",
+            })
+    return cells
+
+
+def all_cells(payload: dict) -> list[dict]:
+    """The cells of a results.json payload's rows, then of its listings."""
+    return cells_from_rows(payload["rows"]) + cells_from_listings(payload.get("listings", []))
 
 
 def cells_from_rows(evaluated: Iterable[dict]) -> list[dict]:
@@ -717,19 +1123,31 @@ def switch_summary(cells: Sequence[dict]) -> list[dict]:
         unequal = [c for c in tried if not c["equal"]]
         out.append({"switch": name, "tried_on": len(tried), "unequal_tried_on": len(unequal),
                     "reproduces": sum(c["switch"] == name for c in cells),
-                    "equal_also_under_switch": sum(same_3dp(c["published"], c["tried"][name]) for c in tried)})
+                    "equal_also_under_switch": sum(cell_equal(c["published"], c["tried"][name]) for c in tried)})
     return out
 
 
-def _fmt(value: float | None) -> str:
+def _fmt(value: str | float | None) -> str:
+    if isinstance(value, str):
+        return value
     return "—" if value is None or (isinstance(value, float) and math.isnan(value)) else f"{value:.3f}"
+
+
+def _fmt_like(printed: str, value: str | float | None) -> str:
+    """`value` with as many decimals as the printed text (a name as it is)."""
+    if value is None or isinstance(value, str) or (isinstance(value, float) and math.isnan(value)):
+        return _fmt(value)
+    decimals = len(printed.split(".", 1)[1]) if "." in printed else 0
+    return f"{value:.{decimals}f}"
 
 
 HEADER = """# Meta-evaluation: the papers' model-free cells, recomputed one by one
 
 Produced by `benchmarks/meta_eval/run.py` (command in `README.md`). One line per **cell**: one printed number (system
-level: Pearson r or Spearman ρ; sentence level: accuracy or Kendall τ). `published` is the paper's value, `ours` our
-value under the row's base protocol (its `config`), `=` marks equality at 3 decimals. An unequal cell is either
+level: Pearson r or Spearman ρ; sentence level: accuracy or Kendall τ; in PT-M2 Table 6 and CLEME2.0 Tables 5, 11,
+12 also a system name at a rank, a rank difference Δ, a count or a score). `published` is the paper's value, `ours`
+our value under the row's base protocol (its `config`), `=` marks equality at 3 decimals (listing cells: the same
+name, or the same number at the printed number of decimals, e.g. 2 for CLEME2.0 Table 12's "0.45"). An unequal cell is either
 **switch** — a named, documented protocol change (section "Switches") whose value equals the published one at 3
 decimals — or **unexplained**, with every switch tried on it (and its value) and what else was tried. A switch that
 reproduces one cell of a row but not the next is reported per cell, as it is.
@@ -740,6 +1158,10 @@ references (`official-pt-m2`); SN-8GEC references go in as raw text (M² builds 
 annotator per reference); `*` = unchanged references excluded (CLEME2.0's ♣); SEEDA: 391-sentence subset, Base (12
 systems), gec-metrics' references (CLEME rows: PT-M2's, as on CoNLL-2014); CLEME (v1) = 2023 release, length
 weighting; CLEME2.0 = unweighted.
+CLEME2.0 Tables 5, 11, 12 (CoNLL-2014, unweighted CLEME2.0): per-sentence chunk counts against each reference from
+our errant 3.0.2 edits on PT-M2's references, computed once per system and reused for every α
+(`gecscore.meta_eval.heuo`); α = the paper's (0.45, 0.35, 0.15, 0.05) corpus / (0.35, 0.25, 0.20, 0.20) sentence
+factors. PT-M2 Table 6's Δ: Σ over ranks of |metric rank − EW rank|.
 Not covered: BN-10GEC columns other than M² (data not on disk), model-based rows (UOT-ERRANT, PT-M², PT-ERRANT,
 CLEME2.0-sim, IMPARA, SOME, ...), GLEU/GoToScorer/Scribendi (not metrics of this library).
 """
@@ -764,10 +1186,13 @@ def to_markdown(cells: Sequence[dict]) -> str:
         for c in items:
             mark = "✓" if c["equal"] else ""
             if c["status"] == "switch":
-                note = f"**{c['switch']}** → {_fmt(c['switch_value'])}"
+                value = _fmt_like(c["published"], c["switch_value"]) if isinstance(c["published"], str) else \
+                    _fmt(c["switch_value"])
+                note = f"**{c['switch']}** → {value}"
             else:
                 note = c["short_note"]
-            lines.append(f"| {c['row']} | {c['column']} | {c['stat']} | {_fmt(c['published'])} | {_fmt(c['ours'])} | "
+            ours = _fmt_like(c["published"], c["ours"]) if isinstance(c["published"], str) else _fmt(c["ours"])
+            lines.append(f"| {c['row']} | {c['column']} | {c['stat']} | {_fmt(c['published'])} | {ours} | "
                          f"{mark} | {note} | `{c['config']}` |")
         lines.append("")
     lines += ["## Switches", "", "| switch | tried on cells | of them unequal | reproduces | what it changes |",
@@ -791,6 +1216,11 @@ def to_markdown(cells: Sequence[dict]) -> str:
 
 # --------------------------------------------------------------------------------------------- main
 
+def selected(items: Sequence, only: Sequence[str] | None) -> list:
+    """The rows or listings whose "paper table" contains one of `only` (all of them when `only` is empty)."""
+    return [x for x in items if not only or any(t in f"{x.paper} {x.table}" for t in only)]
+
+
 def main(argv: list[str] | None = None) -> int:
     """Evaluate every row and its switches; write results.md and results.json."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
@@ -800,21 +1230,27 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--from-json", type=Path, default=None,
                         help="rebuild results.md/results.json from a previous results.json (no scoring)")
     parser.add_argument("--progress", action="store_true")
+    parser.add_argument("--only", action="append", default=None, metavar="TEXT",
+                        help="evaluate only the tables whose 'paper table' contains TEXT (repeatable; for "
+                             "development: write to another --out)")
     args = parser.parse_args(argv)
     started = time.time()
     if args.from_json:
         previous = json.loads(args.from_json.read_text(encoding="utf-8"))
         evaluated, metric_scores = previous["rows"], previous.get("metric_scores", {})
+        listed = previous.get("listings", [])
     else:
         if not args.data:
             parser.error("--data is required unless --from-json is given")
         from gecscore.meta_eval import ScoreCache, default_cache_dir
 
         ev = Evaluator(args.data, ScoreCache(args.cache_dir or default_cache_dir()), args.progress)
-        evaluated = evaluate_rows(rows(), ev)
+        evaluated = evaluate_rows(selected(rows(), args.only), ev)
+        listed = evaluate_listings(selected(listings(), args.only), ev)
         metric_scores = ev.metric_scores
-    cells = cells_from_rows(evaluated)
-    payload = {"summary": summarize(cells), "switches": switch_summary(cells), "cells": cells, "rows": evaluated,
+    payload = {"rows": evaluated, "listings": listed}
+    cells = all_cells(payload)
+    payload = {"summary": summarize(cells), "switches": switch_summary(cells), "cells": cells, **payload,
                "metric_scores": metric_scores}
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / "results.json").write_text(json.dumps(payload, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
