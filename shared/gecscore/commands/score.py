@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import sys
 from pathlib import Path
@@ -75,6 +76,11 @@ def register(subparsers: Any) -> None:
                              "systems: 1000 (10000) by default, 0: scores only")
     parser.add_argument("--seed", type=int, default=DEFAULT_SEED, help=f"resampling seed (default {DEFAULT_SEED})")
     parser.add_argument("--progress", action="store_true", help="show progress bars")
+    parser.add_argument("--embedding-cache", nargs="?", const="1", default=None, metavar="DIR",
+                        help="keep the model outputs (sentence vectors, token states) on disk in DIR (default "
+                             "${XDG_CACHE_HOME:-~/.cache}/gecscore/embeddings), so a later run over the same texts "
+                             "starts warm; the same as GECSCORE_EMBEDDING_CACHE=DIR (or 1). Put it after the metric "
+                             "or give DIR")
     parser.add_argument("-o", "--option", action="append", default=[], metavar="KEY=VALUE",
                         help="metric option (repeatable); the same as --KEY VALUE")
     group = parser.add_argument_group(
@@ -277,6 +283,23 @@ def m2_systems(args: argparse.Namespace, spec: Any) -> tuple[dict[str, dict[str,
 
 
 def run(args: argparse.Namespace) -> int:
+    """Score the files and print the result (with `--embedding-cache`, `$GECSCORE_EMBEDDING_CACHE` set meanwhile)."""
+    from gecscore.common.embedding_cache import EMBEDDING_CACHE_ENV
+
+    if args.embedding_cache is None:
+        return score(args)
+    before = os.environ.get(EMBEDDING_CACHE_ENV)
+    os.environ[EMBEDDING_CACHE_ENV] = args.embedding_cache
+    try:
+        return score(args)
+    finally:
+        if before is None:
+            del os.environ[EMBEDDING_CACHE_ENV]
+        else:
+            os.environ[EMBEDDING_CACHE_ENV] = before
+
+
+def score(args: argparse.Namespace) -> int:
     """Score the files and print the result."""
     from gecscore import registry
     from gecscore.common.tables import to_json

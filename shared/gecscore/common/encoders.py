@@ -31,6 +31,13 @@ truncation is used from the second batch on only where that batch's `hidden_stat
 truncated forward returns (block k's input, or `last_hidden_state`); otherwise (another transformers version that
 ties the states differently, a model that changes a state in place) the encoder keeps the full forward.
 `Encoder.truncated_layers` records the outcome per layer; `Encoder.truncate = False` turns truncation off.
+
+On-disk cache (off by default): `Encoder.get(..., disk_cache=FOLDER or True)`, or the environment variable
+`GECSCORE_EMBEDDING_CACHE` (a folder, or `1` for `${XDG_CACHE_HOME:-~/.cache}/gecscore/embeddings`), keeps every
+output in one SQLite file per model identity (`gecscore.common.embedding_cache`), so that a later process over the
+same texts runs no forward for them. Texts missing from memory are looked up there; only those missing from both go
+through the model, and what is read from disk enters the memory cache too. Stored values are the forward's arrays bit
+for bit; like the memory cache, a warm run differs from a cold one only by the batching's float rounding (~1e-7).
 """
 
 from __future__ import annotations
@@ -40,11 +47,15 @@ import os
 import re
 import sys
 import threading
+import warnings
 from collections import OrderedDict
+from pathlib import Path
 from typing import Any, Callable, Hashable, Sequence, TypeVar
 
 import numpy as np
 
+from gecscore.common.embedding_cache import (DiskCacheSetting, EmbeddingCache, cache_directory, folder_files,
+                                             model_identity, requested)
 from gecscore.common.validation import check_texts
 
 T = TypeVar("T")
@@ -297,13 +308,20 @@ class Encoder:
     """A loaded model with an LRU cache of its sentence and token outputs, bounded in bytes (`cache_bytes`)."""
 
     def __init__(self, name_or_path: str, *, device: str | None = None, dtype: str | None = None,
-                 revision: str | None = None, cache_bytes: int | str | None = None) -> None:
+                 revision: str | None = None, cache_bytes: int | str | None = None,
+                 disk_cache: DiskCacheSetting = None) -> None:
         budget = default_cache_bytes() if cache_bytes is None else parse_cache_bytes(cache_bytes)
         self.name = name_or_path
         self.revision = revision
         self.device = select_device(device)
         self.dtype = _resolve_dtype(dtype, self.device)
+        path = resolve_model(name_or_path)
+        files = folder_files(path)  # before loading: the files the weights and tokenizer come from
         self.model, self.tokenizer = load_model(name_or_path, revision=revision, device=self.device, dtype=self.dtype)
+        pinned = files == folder_files(path)  # else the folder changed while loading: no on-disk cache
+        #: What the outputs depend on besides the text (`embedding_cache.model_identity`); None: cannot be pinned.
+        self.identity = model_identity(path, files=files, revision=revision, dtype=self.dtype, device=self.device,
+                                       commit=getattr(self.model.config, "_commit_hash", None)) if pinned else None
         self.cache_bytes = budget
         self._cache: OrderedDict[Hashable, tuple[np.ndarray, int]] = OrderedDict()  # key -> (output, bytes counted)
         self._cache_used = 0
@@ -313,14 +331,21 @@ class Encoder:
         self.truncate = True
         #: layer -> whether its truncated forward matched `output_hidden_states` on the first batch and is used.
         self.truncated_layers: dict[int, bool] = {}
+        #: The on-disk cache in use, or None (see `use_disk_cache`).
+        self.disk_cache: EmbeddingCache | None = None
+        self.disk_hits = 0  # distinct texts per call answered from the on-disk cache
+        self.use_disk_cache(requested(disk_cache))
 
     @classmethod
     def get(cls, name_or_path: str, *, device: str | None = None, dtype: str | None = None,
-            revision: str | None = None, cache_bytes: int | str | None = None) -> "Encoder":
+            revision: str | None = None, cache_bytes: int | str | None = None,
+            disk_cache: DiskCacheSetting = None) -> "Encoder":
         """The process-wide instance for (model, revision, device, dtype); loaded on first use.
 
         `cache_bytes` (the cache budget: an int of bytes or e.g. "512MiB") applies to the shared instance, also when
-        it already exists; without it a new instance takes `$GECSCORE_CACHE_BYTES`, else 1 GiB.
+        it already exists; without it a new instance takes `$GECSCORE_CACHE_BYTES`, else 1 GiB. `disk_cache` (a
+        folder, True for the default one, False for none) or else `$GECSCORE_EMBEDDING_CACHE` applies likewise;
+        with neither, the instance keeps what it has (a new one: no on-disk cache).
         """
         device = select_device(device)
         key = (resolve_model(name_or_path), revision, device, _resolve_dtype(dtype, device))
@@ -329,6 +354,7 @@ class Encoder:
                                                            revision=revision, cache_bytes=budget))
         if budget is not None:
             encoder.resize_cache(budget)
+        encoder.use_disk_cache(requested(disk_cache))
         return encoder
 
     @property
@@ -414,6 +440,29 @@ class Encoder:
         self.cache_bytes = parse_cache_bytes(cache_bytes)
         self._evict()
 
+    def use_disk_cache(self, setting: DiskCacheSetting) -> None:
+        """Read and write outputs in the on-disk cache `setting` names: a folder, True (or "1") for the default
+        folder, False (or "0") for none; None changes nothing. A model whose weights cannot be pinned (a Hub model
+        without a commit hash) is not cached on disk, with a warning."""
+        if setting is None:
+            return
+        folder = cache_directory(setting)
+        if folder is None or self.disk_cache is None or self.disk_cache.directory != folder:
+            self._attach(folder)
+
+    def _attach(self, folder: Path | None) -> None:
+        """Close the on-disk cache in use and open the one in `folder` (None: none)."""
+        if self.disk_cache is not None:
+            self.disk_cache.close()
+            self.disk_cache = None
+        if folder is None:
+            return
+        if self.identity is None:
+            warnings.warn(f"model {self.name!r} cannot be pinned (no commit hash, or its folder changed while it "
+                          "loaded): its outputs are not cached on disk", RuntimeWarning, stacklevel=3)
+            return
+        self.disk_cache = EmbeddingCache(folder, str(self.name), self.identity)
+
     def check_max_length(self, max_length: int | None) -> int:
         """`max_length` as the encoder will use it; raises naming `max_length` when above the model's limit."""
         return self._limit(max_length)
@@ -447,13 +496,25 @@ class Encoder:
             else:
                 missing.append(text)
         self.cache_hits += len(found)
+        if missing and self.disk_cache is not None:
+            stored = self.disk_cache.load(kind, missing)
+            self.disk_hits += len(stored)
+            self._keep(kind, stored, found)
+            missing = [text for text in missing if text not in stored]
         if missing:
             show = len(missing) >= AUTO_PROGRESS if progress is None else progress
-            found.update(zip(missing, self._forward(missing, max_length, layer, batch_size, show, pooling)))
-            for text in missing:
-                self._store((kind, text), found[text])
-            self._evict()
+            computed = dict(zip(missing, self._forward(missing, max_length, layer, batch_size, show, pooling)))
+            if self.disk_cache is not None:
+                self.disk_cache.save(kind, computed)
+            self._keep(kind, computed, found)
         return [found[text] for text in texts]
+
+    def _keep(self, kind: tuple, outputs: dict[str, np.ndarray], found: dict[str, np.ndarray]) -> None:
+        """Add `outputs` to this call's `found` and to the memory cache."""
+        found.update(outputs)
+        for text, value in outputs.items():
+            self._store((kind, text), value)
+        self._evict()
 
     def _store(self, key: tuple, value: np.ndarray) -> None:
         """Cache `value` unless it alone is larger than the whole budget (then it is only returned)."""
