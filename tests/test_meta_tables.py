@@ -9,8 +9,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from gecscore.cleme2.chunks import samples_from_m2
 from gecscore.cleme2.metric import ChunkCounts
-from gecscore.meta_eval.heuo import com_grid, disentangled
+from gecscore.meta_eval.cleme_length import LengthWeightedCleme
+from gecscore.meta_eval.heuo import com_grid, disentangled, indicator_grid, indicators_of, reference_counts_m2
 from gecscore.meta_eval.search import simplex_grid
 
 BENCH = Path(__file__).resolve().parent.parent / "benchmarks" / "meta_eval"
@@ -116,3 +118,59 @@ def test_listing_cells_statuses(bench):
     assert [c["status"] for c in cells] == ["equal", "switch", "unexplained"]
     assert cells[1]["switch_value"] == pytest.approx(0.451)
     assert cells[2]["note"].startswith("unexplained: alpha-grid=with-zeros → Z; ")
+
+
+def test_indicators_of_by_hand():
+    # tp 1, fp_ne 1, fp_un 2, fn 2: ne 4 → hit .25, err .25, und .5; ove = 2 / (1 + 1 + 2) = .5; empty → all 0
+    values = indicators_of(np.array([[1, 3, 1, 2, 2, 0], [0, 0, 0, 0, 0, 5]], dtype=float))
+    assert [values[k][0] for k in ("hit", "err", "und", "ove")] == pytest.approx([0.25, 0.25, 0.5, 0.5])
+    assert [values[k][1] for k in ("hit", "err", "und", "ove")] == [0.0, 0.0, 0.0, 0.0]
+
+
+def test_indicator_grid_equals_heuo_per_alpha():
+    a, b = ChunkCounts(tp=2, fp=1, fp_ne=1, fn=6), ChunkCounts(tp=0, fp=2, fp_un=2, fn=1)
+    c = ChunkCounts(tp=1, fp=1, fp_un=1, fn=0)
+    per_ref = [[a, b], [b, a], [c, a], [a, c]]
+    alphas = np.array([(0.7, 0.1, 0.1, 0.1), (0.05, 0.05, 0.85, 0.05), (0.0, 0.0, 0.0, 1.0)])
+    for level in ("corpus", "sentence"):
+        grid = indicator_grid(per_ref, alphas, level)
+        for k, alpha in enumerate(alphas):
+            one = disentangled(per_ref, tuple(alpha), level)
+            assert {n: grid[n][k] for n in grid} == pytest.approx({n: one[n] for n in grid}, abs=1e-12)
+
+
+HYP_M2 = ("S a b c d e\nA 0 1|||R:OTHER|||x y z|||REQUIRED|||-NONE-|||0\n\n"
+          "S f g\nA -1 -1|||noop|||-NONE-|||REQUIRED|||-NONE-|||0\n")
+REF_M2 = ("S a b c d e\nA 0 1|||R:OTHER|||x y z|||REQUIRED|||-NONE-|||0\n"
+          "A 3 4|||R:OTHER|||q|||REQUIRED|||-NONE-|||0\n\n"
+          "S f g\nA 1 2|||R:OTHER|||h|||REQUIRED|||-NONE-|||0\nA -1 -1|||noop|||-NONE-|||REQUIRED|||-NONE-|||1\n")
+
+
+def test_reference_counts_m2_by_hand():
+    counts = reference_counts_m2(HYP_M2, REF_M2)
+    for assumption in ("dependent", "independent"):
+        first = counts[assumption][0]
+        assert (first[0].tp, first[0].fp, first[0].fn) == (1, 0, 1)  # a→x y z matched, d→q missed
+    # sentence 2: the hypothesis keeps "g"; reference 1 has g→h, reference 2 keeps it. Dependent: an FN against
+    # reference 1 only; independent: "g" agrees with reference 2, so no FN against either.
+    assert [(c.tp, c.fp, c.fn) for c in counts["dependent"][1]] == [(0, 0, 1), (0, 0, 0)]
+    assert [(c.tp, c.fp, c.fn) for c in counts["independent"][1]] == [(0, 0, 0), (0, 0, 0)]
+
+
+def test_custom_fn_sigmoid_by_hand():
+    """Reference chunks of length 3 and 1 (bias 2); the hypothesis hits the first, misses the second.
+
+    TP: 10 / (1 + 9·e^(2−3)) = 2.32 → clipped to 2.5. FN (length 1): α=2 gives 2 / (1 + e^(2−1)) = .538 → .75,
+    the published α=10 [1, 1] gives 1. P = 1; R = 2.5 / 3.25 (resp. 2.5 / 3.5); F0.5 = .9434 (resp. .9259).
+    """
+    samples = samples_from_m2(HYP_M2.split("\n\n")[0] + "\n", REF_M2.split("\n\n")[0] + "\n")
+    custom = LengthWeightedCleme()
+    assert custom.weighted_counts(samples)[0][0].fn == pytest.approx(0.75)
+    assert custom.weighted_counts(samples)[0][0].tp == pytest.approx(2.5)
+    assert custom.score_samples(samples).sentence == [0.9434]
+    assert LengthWeightedCleme(fn=(10.0, 1.0, 1.0)).score_samples(samples).sentence == [0.9259]
+
+
+def test_custom_weights_change_the_cache_key():
+    assert LengthWeightedCleme().settings() != LengthWeightedCleme(fn=(10.0, 1.0, 1.0)).settings()
+    assert LengthWeightedCleme().settings() != LengthWeightedCleme(robust=True).settings()

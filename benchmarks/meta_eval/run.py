@@ -40,6 +40,7 @@ CLEME_T5 = ("CLEME2.0 (ACL 2025)", "Table 5")
 CLEME_T11 = ("CLEME2.0 (ACL 2025)", "Table 11")
 CLEME_T12 = ("CLEME2.0 (ACL 2025)", "Table 12")
 PTM2_T6 = ("PT-M2 (EMNLP 2022)", "Table 6")
+IMPARA_T2 = ("IMPARA-GED (ACL 2025 Findings)", "Table 2")
 GECM = ("gec-metrics / Rethinking (ACL 2025) [S]", "text")
 
 
@@ -172,6 +173,11 @@ CLEME_T1_CLASSIC = {
                    "e-fluency": ((0.806, 0.813), (0.732, 0.764)), "ne-minimal": ((0.710, 0.780), (0.765, 0.841)),
                    "ne-fluency": ((0.793, 0.830), (0.847, 0.857))},
 }
+# UOT-ERRANT Table 1: the SEEDA-E reference sets (10 Refs = BN-10GEC left out) and system sets, and the CLEME row.
+UOT_REFSETS = ("official", "e-minimal", "ne-minimal", "e-fluency", "ne-fluency")
+UOT_SYSTEM_SETS = ("base", "base", "base", "+fluency", "+fluency")
+UOT_ERRANT = ((0.881, 0.895), (0.864, 0.804), (0.740, 0.720), (-0.005, 0.424), (0.114, 0.508))
+UOT_CLEME = ((0.910, 0.930), (0.910, 0.965), (0.716, 0.706), (-0.043, 0.297), (0.473, 0.653), (0.825, 0.667))
 SN8 = ("e-minimal", "e-fluency", "ne-minimal", "ne-fluency")
 GJG_HUMANS = ("ew_nusnlp", "ts_nusnlp")
 
@@ -180,13 +186,16 @@ def rows() -> list[Row]:
     """Every published model-free cell this benchmark covers, two per row."""
     out: list[Row] = []
     # UOT-ERRANT Table 1: SEEDA-E TrueSkill human (ts_edit), TrueSkill aggregation; GMEG-Data wiki test.
-    for refs, system_set, pub in (
-        ("official", "base", (0.881, 0.895)), ("e-minimal", "base", (0.864, 0.804)),
-        ("ne-minimal", "base", (0.740, 0.720)), ("e-fluency", "+fluency", (-0.005, 0.424)),
-        ("ne-fluency", "+fluency", (0.114, 0.508)),
-    ):
+    for refs, system_set, pub in zip(UOT_REFSETS, UOT_SYSTEM_SETS, UOT_ERRANT):
         out.append(Row(*UOT, "errant", "seeda", refs, system_set, "trueskill", "ts_edit", pub))
     out.append(Row(*UOT, "errant", "gmeg", None, "all", "trueskill", "score", (0.780, 0.667)))
+    # Its CLEME row: CLEME (v1) independent, sentence scorer, FN sigmoid α=2 [0.75, 1.25] (`cleme_length`).
+    for refs, system_set, pub in zip(UOT_REFSETS, UOT_SYSTEM_SETS, UOT_CLEME[:-1]):
+        empty = ("empty-prediction=source",) if system_set == "+fluency" else ()  # REF-F has an empty line
+        out.append(Row(*UOT, "cleme-length", "seeda", refs, system_set, "trueskill", "ts_edit", pub, label="CLEME",
+                       switches=UOT_CLEME_SWITCHES + empty))
+    out.append(Row(*UOT, "cleme-length", "gmeg", None, "all", "trueskill", "score", UOT_CLEME[-1], label="CLEME",
+                   switches=UOT_CLEME_SWITCHES))
 
     # PT-M2 Table 5: GJG15, 13 systems, Chollampatt & Ng's human files; M² from the official M2, ERRANT from PT-M2's
     # raw references (official-pt-m2).
@@ -274,6 +283,12 @@ def rows() -> list[Row]:
     for label, values in CLEME_T2_ROWS.items():
         out += cleme_rows(CLEME_T2, label, "seeda", "official", values, ("ts_sent", "ts_edit"), "base",
                           switches=SEEDA_CLEME_SWITCHES, tried="seeda-cleme")
+
+    # IMPARA-GED Table 2: SEEDA Base, gec-metrics' defaults (Official references), TrueSkill aggregation; its only
+    # model-free row covered is ERRANT (GREEN and GLEU are not metrics of this library).
+    for human, level, pub in (("ts_sent", "system", (0.763, 0.706)), ("ts_edit", "system", (0.881, 0.895)),
+                              ("sent", "sentence", (0.594, 0.189)), ("edit", "sentence", (0.608, 0.217))):
+        out.append(Row(*IMPARA_T2, "errant", "seeda", "official", "base", "trueskill", human, pub, level=level))
 
     # gec-metrics paper and "Rethinking…" (secondary, see docs/meta-evaluation.md): ERRANT on SEEDA, Official.
     out.append(Row(*GECM, "errant", "seeda", "official", "+fluency", "default", "ts_edit", (-0.508, 0.033)))
@@ -402,7 +417,8 @@ def listings() -> list[Listing]:
                                else "score",) * 13, tuple(values.split()), "heuo-table",
                                f"{HEUO_CONFIG}, α of the level", {"assumption": assumption, "level": level,
                                                                   "field": T12_FIELDS[row]},
-                               switches=("alpha=0.50/0.40/0.05/0.05",), tried="heuo-table"))
+                               switches=("alpha=0.50/0.40/0.05/0.05", "alpha=0.50/0.40/0.05/0.05+cleme-errant-m2"),
+                               tried="heuo-table"))
     for (level, row), values in T5_ROWS.items():
         label = ("CLEME2.0" if level == "corpus" else "SentCLEME2.0") + f"-dep-{row}"
         out.append(Listing(*CLEME_T5, label, CORR_COLUMNS, CORR_STATS, tuple(values.split()), "heuo-correlation",
@@ -460,10 +476,10 @@ def _alpha(level: str) -> tuple[float, ...]:
 TABLE12_ALPHA = (0.50, 0.40, 0.05, 0.05)
 
 
-def _heuo_table(alpha: tuple[float, ...] | None = None) -> Callable[[Listing, Evaluator], list]:
+def _heuo_table(alpha: tuple[float, ...] | None = None, edits: str = "ours") -> Callable[[Listing, Evaluator], list]:
     def compute(item: Listing, ev: Evaluator) -> list:
         a = item.args
-        return [ev.disentangled(s, a["assumption"], a["level"], alpha or _alpha(a["level"]))[a["field"]]
+        return [ev.disentangled(s, a["assumption"], a["level"], alpha or _alpha(a["level"]), edits)[a["field"]]
                 for s in item.columns]
     return compute
 
@@ -596,6 +612,7 @@ def _lattice_gold_switch(row: Row, ev: Evaluator) -> tuple[float | None, float |
 
 
 SEEDA_CLEME_SWITCHES = ("refs=official", "aggregation=trueskill")
+UOT_CLEME_SWITCHES = ("cleme-fn=published",)
 
 SWITCHES: dict[str, Switch] = {s.name: s for s in (
     Switch("cleme-errant-m2",
@@ -627,6 +644,15 @@ SWITCHES: dict[str, Switch] = {s.name: s for s in (
            "the source without gold guidance (max_unchanged_words=0; `lattice_gold`) — what CLEME's `MaxMatch` does "
            "with a reference that comes without edits — instead of the ERRANT-built gold.",
            _lattice_gold_switch),
+    Switch("cleme-fn=published",
+           "SentCLEME-ind with CLEME's published sentence-level FN sigmoid (α=10, [1, 1]: every FN chunk weighs 1) "
+           "instead of the α=2 [0.75, 1.25] FN sigmoid of UOT-ERRANT's CLEME runs.",
+           _row_variant(metric="cleme", options={"assumption": "independent", "level": "sentence"}, label="")),
+    Switch("empty-prediction=source",
+           "An empty system sentence scored as its unchanged source (`robust_predictions`, the registry's "
+           "`robust=True` rule) instead of as the deletion of every source token. On SEEDA this changes one "
+           "sentence: REF-F's line 21 (+Fluency).",
+           _row_variant({"robust": True})),
     Switch("refs=official-pt-m2",
            "PT-M2's/CLEME's raw CoNLL-2014 references (REF1 = annotator 0's correction in the 88 collapsed "
            "sentences, 22 of them in the SEEDA subset) instead of gec-metrics' (REF1 = source there).",
@@ -650,6 +676,11 @@ SWITCHES: dict[str, Switch] = {s.name: s for s in (
            "choice and Score) instead of the paper's stated (0.45, 0.35, 0.15, 0.05) corpus / (0.35, 0.25, 0.20, "
            "0.20) sentence factors. Found by scoring every α of the 0.05 grid against the printed Score rows.",
            _heuo_table(TABLE12_ALPHA)),
+    Switch("alpha=0.50/0.40/0.05/0.05+cleme-errant-m2",
+           "`alpha=0.50/0.40/0.05/0.05` with the chunk counts made from the ERRANT M2 files CLEME ships for "
+           "CoNLL-2014 (the edits of switch `cleme-errant-m2`: `conll14.errant`, `conll14-<SYS>.errant`) instead of "
+           "our errant 3.0.2 edits of PT-M2's references (`gecscore.meta_eval.heuo.reference_counts_m2`).",
+           _heuo_table(TABLE12_ALPHA, edits="m2")),
     Switch("alpha=0.50/0.40/0.05/0.05+1-x",
            "`alpha=0.50/0.40/0.05/0.05` for CLEME2.0 Table 5 (1 − x for Wrong / Under / Over, as the base).",
            _heuo_correlation(lambda name: name != "hit", TABLE12_ALPHA)),
@@ -726,16 +757,30 @@ TRIED = {
         "Score under the paper's stated α (shown) and under α = (0.50, 0.40, 0.05, 0.05) (switch value above). For "
         "the three Score rows every α of the 0.05 grid with α_i ≥ 0 (1771 points, `nonnegative_grid`) was scored: "
         "(0.50, 0.40, 0.05, 0.05) gives 11 of 13 printed CLEME2.0-dep cells and 13 of 13 for each sentence row, "
-        "no other α more than 4. CLEME's ERRANT M2 files (switch `cleme-errant-m2` of Table 1) were not tried here."
+        "no other α more than 4. With CLEME's ERRANT M2 files and that α (second switch, value above) 439 of the "
+        "442 cells are equal; left: CLEME2.0-dep Score IITB .4316 (printed .431) and RAC .449 (printed .505, which "
+        "is also RAC's printed Over value), CLEME2.0-ind Under CUUI .5125 (printed .513). The IITB and CUUI "
+        "values cannot both come from one rounding rule (truncation gives .431 and .512, rounding half up .432 "
+        "and .513)."
     ),
     "heuo-correlation": (
-        "CLEME2.0-dep indicators from our edits: 1 − x for Wrong / Under / Over under the paper's α (shown), x itself "
-        "(switch `indicator=x`) and 1 − x under α = (0.50, 0.40, 0.05, 0.05), the α that reproduces Table 12 "
-        "(switch `alpha=0.50/0.40/0.05/0.05+1-x`), values above."
+        "CLEME2.0-dep indicators correlated with Chollampatt & Ng's EW / TS: 1 − x for Wrong / Under / Over under "
+        "the paper's α (shown), x itself (switch `indicator=x`) and 1 − x under α = (0.50, 0.40, 0.05, 0.05) "
+        "(switch value above; it makes the corpus Over row positive: .119 / .231 / .061 / .236). Also computed, "
+        "none reproducing a row: the same with CLEME's ERRANT M2 files (the counts that reproduce Table 12; same "
+        "values as ours to ±.002); the printed Table 12 values themselves correlated (corpus Hit .610 / .632 / .683 "
+        "/ .676, Over .119 / .231 / .061 / .236: they give our switch values, not Table 5's); the independent "
+        "assumption (corpus Hit .601 / .593 / .673 / .648, 3 of 4); GJG15 Table 3's EW / TS scores; the 12 systems "
+        "without INPUT; and every α of the 0.05 grid with α_i ≥ 0 (`heuo.indicator_grid`): at most 11 of the 16 "
+        "corpus cells (e.g. α = (0.10, 0.35, 0.05, 0.50) gives the whole Over row and every ρ, but Hit r .596, "
+        "Wrong r −.414 / −.498, Under r .509 / .591) and 8 of the 16 sentence cells, so no α reproduces a level. "
+        "The printed corpus Over Avg. (.253) is not the mean of its four printed cells (.184); every other printed "
+        "Avg. is."
     ),
     "alpha-grid": (
         "the 969 α of the 0.05 grid with 0 < α_i < 1 (shown) and the 1771 α with α_i ≥ 0 (switch value above), "
-        "each with CLEME2.0's reference choice made per α (`gecscore.meta_eval.heuo.com_grid`)."
+        "each with CLEME2.0's reference choice made per α (`gecscore.meta_eval.heuo.com_grid`); both again with "
+        "the counts from CLEME's ERRANT M2 files (0 and 17 of the 20 cells)."
     ),
 }
 
@@ -857,6 +902,10 @@ class Evaluator:
         self._counts: dict[str, dict[str, list[list]]] = {}
         self._disentangled: dict[tuple, dict[str, float]] = {}
         self.metric_scores: dict[str, dict[str, float]] = {}  # run description → system scores, for results.json
+        from gecscore.meta_eval import register_metric
+        from gecscore.meta_eval.cleme_length import LengthWeightedCleme
+
+        register_metric("cleme-length", LengthWeightedCleme)
 
     def dataset(self, row: Row):
         from gecscore.meta_eval import load_dataset
@@ -921,13 +970,26 @@ class Evaluator:
             self._counts[system] = {a: [[ChunkCounts(*c) for c in refs] for refs in per] for a, per in stored.items()}
         return self._counts[system]
 
-    def disentangled(self, system: str, assumption: str, level: str, alpha: Sequence[float]) -> dict[str, float]:
-        """CLEME2.0's indicators and chosen counts of one system (`gecscore.meta_eval.heuo.disentangled`), memoised."""
+    def heuo_counts_m2(self, system: str) -> dict[str, list[list]]:
+        """`heuo_counts` from CLEME's CoNLL-2014 ERRANT M2 files (`conll14-<SYS>.errant`, `conll14.errant`)."""
+        from gecscore.meta_eval.heuo import reference_counts_m2
+
+        key = f"m2:{system}"
+        if key not in self._counts:
+            folder = Path(self.data_dir) / "CoNLL-2014" / "CLEME" / "demo" / "examples"
+            self._counts[key] = reference_counts_m2(folder / f"conll14-{system}.errant", folder / "conll14.errant")
+        return self._counts[key]
+
+    def disentangled(self, system: str, assumption: str, level: str, alpha: Sequence[float], edits: str = "ours"
+                     ) -> dict[str, float]:
+        """CLEME2.0's indicators and chosen counts of one system (`gecscore.meta_eval.heuo.disentangled`) from our
+        edits or (`edits="m2"`) CLEME's M2 files, memoised."""
         from gecscore.meta_eval.heuo import disentangled
 
-        key = (system, assumption, level, tuple(alpha))
+        key = (system, assumption, level, tuple(alpha), edits)
         if key not in self._disentangled:
-            self._disentangled[key] = disentangled(self.heuo_counts(system)[assumption], alpha, level)
+            counts = self.heuo_counts(system) if edits == "ours" else self.heuo_counts_m2(system)
+            self._disentangled[key] = disentangled(counts[assumption], alpha, level)
         return self._disentangled[key]
 
     def external(self, name: str, row: Row, scores: Callable[[], dict[str, float]]
@@ -1162,6 +1224,9 @@ CLEME2.0 Tables 5, 11, 12 (CoNLL-2014, unweighted CLEME2.0): per-sentence chunk 
 our errant 3.0.2 edits on PT-M2's references, computed once per system and reused for every α
 (`gecscore.meta_eval.heuo`); α = the paper's (0.45, 0.35, 0.15, 0.05) corpus / (0.35, 0.25, 0.20, 0.20) sentence
 factors. PT-M2 Table 6's Δ: Σ over ranks of |metric rank − EW rank|.
+UOT-ERRANT Table 1's CLEME row: CLEME (v1) independent with the sentence scorer and UOT-ERRANT's length weights
+(TP α=10 [2.5, 10], FP α=10 [0.25, 1], FN α=2 [0.75, 1.25]; `gecscore.meta_eval.cleme_length`), TrueSkill
+aggregation, like its ERRANT row. IMPARA-GED Table 2 (ERRANT only): SEEDA Base, Official, TrueSkill aggregation.
 Not covered: BN-10GEC columns other than M² (data not on disk), model-based rows (UOT-ERRANT, PT-M², PT-ERRANT,
 CLEME2.0-sim, IMPARA, SOME, ...), GLEU/GoToScorer/Scribendi (not metrics of this library).
 """
