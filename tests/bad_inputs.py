@@ -179,6 +179,16 @@ def headline(result: dict[str, Any]) -> float:
     return float(next(v for k, v in result.items() if k.startswith("f") and isinstance(v, float)))
 
 
+#: The warnings gecscore gives about an input. Others (a ResourceWarning when the garbage collector meets a file
+#: some earlier code left open) depend on what ran before, not on the input, and would make the page flaky.
+OWN_WARNINGS = ("TextHygieneWarning", "DegenerateOutputWarning", "UntokenisedTextWarning")
+
+
+def own_warnings(caught: list[warnings.WarningMessage]) -> tuple[str, ...]:
+    """Class names of gecscore's own input warnings among `caught`, in order."""
+    return tuple(type(w.message).__name__ for w in caught if type(w.message).__name__ in OWN_WARNINGS)
+
+
 def _caught(fn: Callable[[], dict[str, Any]]) -> Outcome:
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -186,8 +196,7 @@ def _caught(fn: Callable[[], dict[str, Any]]) -> Outcome:
             result = fn()
         except (ValueError, TypeError, OSError) as error:
             return Outcome("error", f"{type(error).__name__}: {error}")
-    names = tuple(type(w.message).__name__ for w in caught if type(w.message).__name__ in
-                  ("TextHygieneWarning", "DegenerateOutputWarning", "UntokenisedTextWarning"))
+    names = own_warnings(caught)
     flagged = tuple(d["reason"] for d in result.get("degenerate_sentences", []))
     return Outcome("result", score=headline(result), flagged=flagged, warned=names)
 
@@ -257,7 +266,7 @@ class CLIEntry:
             assert code == 2, f"exit status {code}: {err.getvalue()}"
             return Outcome("error", err.getvalue().strip().splitlines()[-1])
         result = json.loads(out.getvalue())
-        names = tuple(type(w.message).__name__ for w in caught)
+        names = own_warnings(caught)
         flagged = tuple(d["reason"] for d in result.get("degenerate_sentences", []))
         return Outcome("result", score=headline(result), flagged=flagged, warned=names)
 
@@ -296,7 +305,7 @@ class SpaceEntry:
         result = json.loads(Path(rest[-1]).read_text(encoding="utf-8"))
         corpus = result["corpus"]
         flagged = tuple(d["reason"] for d in corpus.get("degenerate_sentences", []))
-        names = tuple(type(w.message).__name__ for w in caught)
+        names = own_warnings(caught)
         if flagged:
             assert "Degenerate" in status, f"the status line does not say that sentences were flagged: {status}"
         return Outcome("result", score=headline(corpus), flagged=flagged, warned=names)
