@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import importlib.util
 import os
+import sys
 from pathlib import Path
 
 import pytest
@@ -149,3 +151,14 @@ def run_doctests(text: str, name: str) -> None:
     finally:
         os.chdir(cwd)
     assert runner.failures == 0, f"{runner.failures} doctest example(s) of {name} failed (see the output above)"
+
+
+@pytest.fixture(scope="session")
+def bench():
+    """`benchmarks/meta_eval/run.py` as a module (the cell table's code is a benchmark script, not the package)."""
+    path = Path(__file__).resolve().parent.parent / "benchmarks" / "meta_eval" / "run.py"
+    spec = importlib.util.spec_from_file_location("meta_eval_bench_run", path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module

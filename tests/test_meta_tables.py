@@ -2,10 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
-
 import numpy as np
 import pytest
 
@@ -14,18 +10,6 @@ from gecscore.cleme2.metric import ChunkCounts
 from gecscore.meta_eval.cleme_length import LengthWeightedCleme
 from gecscore.meta_eval.heuo import com_grid, disentangled, indicator_grid, indicators_of, reference_counts_m2
 from gecscore.meta_eval.search import simplex_grid
-
-BENCH = Path(__file__).resolve().parent.parent / "benchmarks" / "meta_eval"
-
-
-@pytest.fixture(scope="module")
-def bench():
-    spec = importlib.util.spec_from_file_location("meta_eval_bench_run_tables", BENCH / "run.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
-
 
 # PT-M2 Table 6, as printed: the two model-based columns and the two human rankings.
 BERTSCORE = "INPUT UFC IITB RAC SJTU PKU AMU POST CUUI UMC IPN CAMB NTHU".split()
