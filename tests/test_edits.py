@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import functools
 from types import SimpleNamespace
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from gecscore.common import edits as edits_module
 from gecscore.common.edits import Edit, EditExtractor, apply_edits, get_extractor, load_spacy, tokenize
@@ -248,3 +251,59 @@ def test_parity_with_errant_annotate(nlp, errant_parse, shared_data, target_file
     assert sum(map(len, expected)) > 300  # real edits were compared
     for source, target, edits in zip(sources, targets, ours):
         assert apply_edits(source, edits) == " ".join(target.split())
+
+
+# ----------------------------------------------------------------------------------------------- the alignment
+# `edits.align` fills ERRANT's matrices its own way; they must equal ERRANT 3.0.2's `Alignment` exactly.
+
+WORDS = ["the", "The", "cat", "cats", "sat", "sits", "on", "a", "mat", "mats", "went", "go", "quickly", ".", ","]
+POS = ["DET", "NOUN", "VERB", "ADJ", "ADV", "ADP", "PUNCT"]
+
+
+@functools.cache
+def blank_vocab():
+    import spacy
+
+    return spacy.blank("en").vocab
+
+
+@st.composite
+def token_lists(draw):
+    """Words (with case variants, inflections and repeats) and, per word, a lemma and a POS tag; spaCy gives the
+    same word the same lemma and tag only by chance, so they are drawn per token."""
+    words = draw(st.lists(st.sampled_from(WORDS), min_size=0, max_size=9))
+    lemmas = [draw(st.sampled_from([w.lower(), w.lower().rstrip("s"), "go"])) for w in words]
+    tags = [draw(st.sampled_from(POS)) for _ in words]
+    return words, lemmas, tags
+
+
+@st.composite
+def sentence_pairs(draw):
+    orig = draw(token_lists())
+    if draw(st.booleans()) and len(orig[0]) > 1:  # a reordering of the original: transpositions
+        order = draw(st.permutations(range(len(orig[0]))))
+        return orig, tuple([column[k] for k in order] for column in orig)
+    return orig, draw(token_lists())
+
+
+@settings(max_examples=400, deadline=None)
+@given(sentence_pairs())
+def test_align_matrices_equal_errants(pair):
+    from errant.alignment import Alignment
+    from spacy.tokens import Doc
+
+    orig, cor = (Doc(blank_vocab(), words=w, lemmas=l, pos=p) for w, l, p in pair)
+    ours, errants = edits_module.align(orig, cor), Alignment(orig, cor)
+    assert ours.cost_matrix == errants.cost_matrix
+    assert ours.op_matrix == errants.op_matrix
+    assert ours.align_seq == errants.align_seq
+    assert ours.orig is orig and ours.cor is cor  # ERRANT's merger slices the Docs
+
+
+def test_align_finds_transpositions_and_leaves_levenshtein_to_errant():
+    from spacy.tokens import Doc
+
+    orig = Doc(blank_vocab(), words=["I", "quickly", "went", "home"])
+    cor = Doc(blank_vocab(), words=["I", "went", "quickly", "home"])
+    assert [op for op, *_ in edits_module.align(orig, cor).align_seq] == ["M", "T2", "M"]
+    assert [op for op, *_ in edits_module.align(orig, cor, lev=True).align_seq] == ["M", "S", "S", "M"]

@@ -69,6 +69,8 @@ DEFAULT_CACHE_BYTES = 1 << 30
 CACHE_BYTES_ENV = "GECSCORE_CACHE_BYTES"
 #: Bytes counted per cache entry on top of its array and text: key tuple, ndarray header, OrderedDict node (~240).
 ENTRY_OVERHEAD = 256
+#: Token-id lists kept per encoder (a few MiB); past it the memo starts afresh.
+TOKEN_ID_ENTRIES = 200_000
 _UNITS = {"": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30, "t": 1 << 40}
 _DTYPES = {"float32": "float32", "fp32": "float32", "float16": "float16", "fp16": "float16",
            "bfloat16": "bfloat16", "bf16": "bfloat16"}
@@ -325,6 +327,7 @@ class Encoder:
         self.cache_bytes = budget
         self._cache: OrderedDict[Hashable, tuple[np.ndarray, int]] = OrderedDict()  # key -> (output, bytes counted)
         self._cache_used = 0
+        self._ids: dict[tuple[int | None, str], tuple[int, ...]] = {}  # (truncation limit, text) -> token ids
         self.forward_count = 0  # texts run through the model
         self.cache_hits = 0  # distinct texts per call answered from the cache
         #: Run hidden layers truncated where the architecture allows it (False: always the full forward).
@@ -387,19 +390,24 @@ class Encoder:
 
         `max_length` above the model's own limit (`model_max_length`) is a ValueError, as in `embed` and
         `token_states`."""
-        limit = self._limit(max_length)
-        if not texts:
-            return []
-        encoded = self.tokenizer(list(texts), add_special_tokens=True, truncation=True, max_length=limit)
-        return list(encoded["input_ids"])
+        return [list(ids) for ids in self._tokenized(texts, self._limit(max_length))]
 
     def token_lengths(self, texts: Sequence[str]) -> list[int]:
         """Untruncated token counts (special tokens included): compare with the `max_length` a metric uses to
         flag the sentences the encoder will not see whole."""
-        if not texts:
-            return []
-        encoded = self.tokenizer(list(texts), add_special_tokens=True, truncation=False, verbose=False)
-        return [len(ids) for ids in encoded["input_ids"]]
+        return [len(ids) for ids in self._tokenized(texts, None)]
+
+    def _tokenized(self, texts: Sequence[str], limit: int | None) -> list[tuple[int, ...]]:
+        """Token ids of `texts` truncated to `limit` (None: whole), each distinct text tokenised once per process:
+        a metric asks for the same texts' ids several times (deduplication, truncation flags, the forward)."""
+        missing = list(dict.fromkeys(t for t in texts if (limit, t) not in self._ids))
+        if missing:
+            if len(self._ids) + len(missing) > TOKEN_ID_ENTRIES:
+                self._ids.clear()
+            options = {"truncation": True, "max_length": limit} if limit is not None else {"truncation": False}
+            encoded = self.tokenizer(missing, add_special_tokens=True, verbose=False, **options)
+            self._ids.update(((limit, t), tuple(ids)) for t, ids in zip(missing, encoded["input_ids"]))
+        return [self._ids[limit, t] for t in texts]
 
     @property
     def model_max_length(self) -> int:
@@ -430,8 +438,9 @@ class Encoder:
         return len(self._cache)
 
     def clear_cache(self) -> None:
-        """Forget all cached outputs."""
+        """Forget all cached outputs (and token ids)."""
         self._cache.clear()
+        self._ids.clear()
         self._cache_used = 0
 
     def resize_cache(self, cache_bytes: int | str) -> None:

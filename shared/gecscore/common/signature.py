@@ -7,7 +7,7 @@ from typing import Any, Mapping
 
 from gecscore import __version__
 
-_LIBRARIES = ("transformers", "torch", "errant", "spacy", "pot")
+_LIBRARIES = ("transformers", "torch", "errant", "spacy")
 
 
 def library_versions(names: tuple[str, ...] = _LIBRARIES) -> dict[str, str]:

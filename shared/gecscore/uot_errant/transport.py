@@ -1,11 +1,12 @@
 """Edit vectors and their unbalanced optimal transport (the numerical core of UOT-ERRANT).
 
-Pure numpy/POT over plain data. The default path repeats the reference computation step by step in float32
-(`docs/reference-behaviour.md`, section "UOT-ERRANT"): edit vectors from sentence embeddings, masses, `ot.dist`
-cost, `ot.unbalanced.sinkhorn_stabilized_unbalanced(a, b, M, reg, reg_m, reg_type="kl")`, and TP/FP/FN read off
-the plan's marginals. Degenerate transports (zero-mass edits, POT numerical warnings, non-finite or exploding
-plans) are detected and reported; `robust=True` takes zero-vector/zero-mass edits out of the transport and caps
-transported mass at the available mass, so every count is finite and P, R, F lie in [0, 1].
+Pure numpy over plain data. The default path repeats the reference computation step by step in float32
+(`docs/reference-behaviour.md`, section "UOT-ERRANT"): edit vectors from sentence embeddings, masses, POT's
+`ot.dist` cost and `sinkhorn_stabilized_unbalanced(a, b, M, reg, reg_m, reg_type="kl")` (both run here,
+bit-identical to POT: see "The solver" below), and TP/FP/FN read off the plan's marginals. Degenerate transports
+(zero-mass edits, the solver's numerical warnings, non-finite or exploding plans) are detected and reported;
+`robust=True` takes zero-vector/zero-mass edits out of the transport and caps transported mass at the available
+mass, so every count is finite and P, R, F lie in [0, 1].
 """
 
 from __future__ import annotations
@@ -27,6 +28,105 @@ COST_MODES = ("euclidean", "cosine")
 ZERO_MASS = 1e-6
 #: A plan carrying more than this many times the larger total mass counts as exploded.
 EXPLOSION_FACTOR = 10.0
+
+
+# ---------------------------------------------------------------------------------------------------
+# The solver
+#
+# The reference solves every sentence with POT: `ot.dist(x, y, metric)` for the cost, then
+# `ot.unbalanced.sinkhorn_stabilized_unbalanced(a, b, M, reg, reg_m, reg_type="kl")`: the generalised scaling
+# iteration for KL-penalised marginals with log-domain absorption of large scalings (Chizat, Peyré, Schmitzer and
+# Vialard 2018, "Scaling algorithms for unbalanced optimal transport problems", Algorithm 2). `cost_matrix` and
+# `sinkhorn_unbalanced` run it for one pair of histograms directly on numpy arrays, with the same operations in the
+# same order and dtypes as POT 0.9.x, so plans and warnings are bit-identical (`tests/test_sinkhorn.py` checks both
+# against POT). Why not call POT: UOT-ERRANT's problems are a few edits by a few edits, where POT's backend dispatch
+# is most of the work, and `import ot` pulls in scikit-learn (about 1.5 s of every process). See
+# `docs/exact-speedups.md`.
+
+#: POT's defaults for the absorption threshold, iteration cap and stopping threshold.
+TAU = 1e5
+MAX_ITERATIONS = 1000
+STOP_THRESHOLD = 1e-6
+
+NUMERICAL_ERRORS = "Numerical errors at iteration %s"
+NOT_CONVERGED = ("Stabilized Unbalanced Sinkhorn did not converge.Try a larger entropy `reg` or a lower mass "
+                 "`reg_m`.Or a larger absorption threshold `tau`.")
+
+
+def cost_matrix(x: np.ndarray, y: np.ndarray, metric: str) -> np.ndarray:
+    """Pairwise cost between the rows of `x` and `y`: `euclidean` or `cosine` distance, as `ot.dist` computes it
+    (squared norms plus the cross term, clipped at 0, then the root; cosine from the dot product over norms)."""
+    if metric == "euclidean":
+        cost = -2 * np.dot(x, y.T)
+        cost += np.einsum("ij,ij->i", x, x)[:, None]
+        cost += np.einsum("ij,ij->i", y, y)[None, :]
+        cost = np.sqrt(np.maximum(cost, 0))
+        if x is y:  # the diagonal of a self-distance is exactly 0
+            cost = cost * (1 - np.eye(x.shape[0], dtype=cost.dtype))
+        return cost
+    if metric == "cosine":
+        x_norms = np.sqrt(np.einsum("ij,ij->i", x, x))
+        y_norms = np.sqrt(np.einsum("ij,ij->i", y, y))
+        return 1.0 - (np.dot(x, y.T) / x_norms[:, None] / y_norms[None, :])
+    raise ValueError(f"`metric` must be 'euclidean' or 'cosine', got {metric!r}")
+
+
+def _exponent(reg: float, reg_m: float) -> float:
+    """The scaling exponent reg_m / (reg_m + reg) (1 for an infinite marginal penalty: a balanced side)."""
+    return reg_m / (reg_m + reg) if reg_m != float("inf") else 1
+
+
+def sinkhorn_unbalanced(a: np.ndarray, b: np.ndarray, cost: np.ndarray, reg: float, reg_m: float, *,
+                        tau: float = TAU, max_iterations: int = MAX_ITERATIONS,
+                        stop_threshold: float = STOP_THRESHOLD) -> np.ndarray:
+    """Transport plan (len(a), len(b)) of the KL-regularised unbalanced problem, reference measure a ⊗ b.
+
+    Scalings u, v are updated alternately; when one passes `tau` it is absorbed into the log-domain potentials
+    alpha, beta and the kernel is rebuilt. The loop stops when u changes by at most `stop_threshold` (relative,
+    checked at the first iteration and every tenth without absorption), after `max_iterations`, or when a scaling
+    turns non-finite or a kernel column sum is 0 (then the previous scalings are kept and a warning is raised).
+    """
+    u, v = np.ones(len(a), dtype=cost.dtype), np.ones(len(b), dtype=cost.dtype)
+    shifted = cost - reg * np.log(a[:, None] * b[None, :])
+    kernel = np.exp(-shifted / reg)
+    fi_a, fi_b = _exponent(reg, reg_m), _exponent(reg, reg_m)
+    penalised = reg_m != float("inf")
+    alpha, beta = np.zeros(len(a), dtype=cost.dtype), np.zeros(len(b), dtype=cost.dtype)
+    # Until the first absorption alpha = beta = 0, so the damping factors exp(-alpha / (reg + reg_m)) are exactly 1
+    # and multiplying by them changes no bit (nor the dtype: the scalings already have the kernel's dtype or a wider
+    # one); skipping them is exact and saves a third of the work of an iteration.
+    absorbed = False
+    iteration, err = 0, 1.0
+    kv = np.dot(kernel, v)
+    while err > stop_threshold and iteration < max_iterations:
+        u_prev, v_prev = u, v
+        u = (a / (kv + 1e-16)) ** fi_a
+        if absorbed and penalised:
+            u = u * np.exp(-alpha / (reg + reg_m))
+        ktu = np.dot(kernel.T, u)
+        v = (b / (ktu + 1e-16)) ** fi_b
+        if absorbed and penalised:
+            v = v * np.exp(-beta / (reg + reg_m))
+        absorbing = bool(np.any(u > tau) or np.any(v > tau))
+        if absorbing:
+            absorbed = True
+            alpha = alpha + reg * np.log(np.max(u))
+            beta = beta + reg * np.log(np.max(v))
+            kernel = np.exp((alpha[:, None] + beta[None, :] - shifted) / reg)
+            v = np.ones(v.shape, dtype=v.dtype)
+        kv = np.dot(kernel, v)  # where POT computes it (its overflow warnings come here); the next iteration uses it
+        if np.any(ktu == 0.0) or not (np.isfinite(u).all() and np.isfinite(v).all()):
+            warnings.warn(NUMERICAL_ERRORS % iteration)
+            u, v = u_prev, v_prev
+            break
+        if (iteration % 10 == 0 and not absorbing) or iteration == 0:
+            err = np.max(np.abs(u - u_prev)) / max(np.max(np.abs(u)), np.max(np.abs(u_prev)), 1.0)
+        iteration += 1
+    if err > stop_threshold:
+        warnings.warn(NOT_CONVERGED)
+    log_u = alpha / reg + np.log(u)
+    log_v = beta / reg + np.log(v)
+    return np.exp(log_u[:, None] + log_v[None, :] - shifted / reg)
 
 
 def check_mode(name: str, value: str, allowed: Sequence[str]) -> str:
@@ -97,13 +197,10 @@ class Transport:
 
 def _solve(hyp_vectors: np.ndarray, ref_vectors: np.ndarray, a: np.ndarray, b: np.ndarray, cost: str,
            reg: float, reg_m: float) -> tuple[np.ndarray, tuple[str, ...]]:
-    """POT's stabilised unbalanced Sinkhorn, with every warning it raises recorded."""
-    import ot
-
+    """The stabilised unbalanced Sinkhorn (bit-identical to POT's), every warning it raises recorded."""
     with warnings.catch_warnings(record=True) as caught, np.errstate(divide="warn", over="warn", invalid="warn"):
         warnings.simplefilter("always")
-        cost_matrix = ot.dist(hyp_vectors, ref_vectors, metric=cost)
-        plan = ot.unbalanced.sinkhorn_stabilized_unbalanced(a, b, cost_matrix, reg=reg, reg_m=reg_m, reg_type="kl")
+        plan = sinkhorn_unbalanced(a, b, cost_matrix(hyp_vectors, ref_vectors, cost), reg, reg_m)
     messages = tuple(dict.fromkeys(str(w.message) for w in caught))
     return np.asarray(plan), messages
 
