@@ -140,6 +140,25 @@ def test_one_embedding_call_and_each_token_sequence_once(tiny_bert, nlp):
     assert alone.scores == results["b"].scores
 
 
+def test_a_hypothesis_shared_by_systems_is_transported_once(tiny, monkeypatch):
+    from gecscore.uot_errant import metric as uot_metric
+
+    solved = []
+    real = uot_metric.transport
+    monkeypatch.setattr(uot_metric, "transport", lambda *a, **k: solved.append(1) or real(*a, **k))
+    sources = ["He go to school yesterday .", "I has a apple ."]
+    systems = {"a": ["He went to school yesterday .", "I have an apple ."],
+               "b": ["He went to school yesterday .", "I have a apple ."]}  # sentence 0 as "a"
+    refs = [["He went to school yesterday .", "He goes to school ."], ["I have an apple ."]]
+    scorer = tiny()
+    together = scorer.score_systems(sources, systems, refs)
+    assert len(solved) == 3 * 2 - 2  # (sentence 0, both references) solved for "a" only
+    for name, predictions in systems.items():
+        alone = scorer.score(sources, predictions, refs)
+        assert alone.scores == together[name].scores
+        assert [s.per_ref_types for s in alone.sentences] == [s.per_ref_types for s in together[name].sentences]
+
+
 def test_case_only_edit_has_zero_mass_and_is_reported(tiny):
     # the tiny tokenizer lower-cases: "Facebook" and "facebook" are the same token ids
     source, hyp, ref = "i like facebook .", "I like Facebook .", "I like Facebook ."

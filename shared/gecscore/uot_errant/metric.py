@@ -310,7 +310,7 @@ class UOTErrant:
         vectors = self._edit_vectors(sets, owners)
         cursor = iter(vectors)
         ref_sets = [[next(cursor) for _ in rs] for rs in ref_edits]
-        solved: dict[tuple[int, int, tuple[Edit, ...]], Transport] = {}  # systems often share a hypothesis
+        solved: dict[tuple[int, int, tuple[Edit, ...]], tuple[Transport, dict[str, Counts]]] = {}  # shared hypotheses
         results = {name: self._uot_result([next(cursor) for _ in range(n)], ref_sets, name, solved)
                    for name in names}
         cut = self._truncated(sources, refs)
@@ -416,9 +416,11 @@ class UOTErrant:
         return [first.setdefault(tuple(seq), text) for seq, text in zip(ids, texts)]
 
     def _uot_result(self, hyp_sets: list[EditSet], ref_sets: list[list[EditSet]], name: str,
-                    solved: dict[tuple[int, int, tuple[Edit, ...]], Transport]) -> UOTResult:
-        """One system's result; `solved` holds the transports of (example, reference, hypothesis edits) already
-        computed for other systems: the same edits of the same source have the same vectors, hence the same plan."""
+                    solved: dict[tuple[int, int, tuple[Edit, ...]], tuple[Transport, dict[str, Counts]]]
+                    ) -> UOTResult:
+        """One system's result; `solved` holds the transports and typed counts of (example, reference, hypothesis
+        edits) already computed for other systems: the same edits of the same source have the same vectors, hence
+        the same plan."""
         cfg = self.config
         per_sentence: list[list[dict[str, Counts]]] = []
         transports: list[list[Transport | None]] = []
@@ -428,12 +430,14 @@ class UOTErrant:
                                              disable=not self.progress, leave=False)):
             row, row_t = [], []
             for r, ref in enumerate(refs):
-                t = solved.get((i, r, hyp.edits))
-                if t is None:
-                    t = solved[i, r, hyp.edits] = transport(hyp.vectors, ref.vectors, hyp.masses, ref.masses,
-                                                            cost=cfg.cost, reg=cfg.reg, reg_m=cfg.reg_m,
-                                                            robust=cfg.robust)
-                row.append(typed_transport_counts(hyp.edits, ref.edits, hyp.masses, ref.masses, t))
+                known = solved.get((i, r, hyp.edits))
+                if known is None:
+                    t = transport(hyp.vectors, ref.vectors, hyp.masses, ref.masses, cost=cfg.cost, reg=cfg.reg,
+                                  reg_m=cfg.reg_m, robust=cfg.robust)
+                    known = solved[i, r, hyp.edits] = t, typed_transport_counts(hyp.edits, ref.edits, hyp.masses,
+                                                                                ref.masses, t)
+                t = known[0]
+                row.append(dict(known[1]))  # each system's own dict (the Counts in it are frozen)
                 row_t.append(t)
                 if t.over_transport:
                     degenerate.append(flag(i, OVER_TRANSPORT, reference=r))

@@ -107,7 +107,7 @@ def sinkhorn_unbalanced(a: np.ndarray, b: np.ndarray, cost: np.ndarray, reg: flo
         v = (b / (ktu + 1e-16)) ** fi_b
         if absorbed and penalised:
             v = v * np.exp(-beta / (reg + reg_m))
-        absorbing = bool(np.any(u > tau) or np.any(v > tau))
+        absorbing = bool((u > tau).any() or (v > tau).any())
         if absorbing:
             absorbed = True
             alpha = alpha + reg * np.log(np.max(u))
@@ -115,12 +115,12 @@ def sinkhorn_unbalanced(a: np.ndarray, b: np.ndarray, cost: np.ndarray, reg: flo
             kernel = np.exp((alpha[:, None] + beta[None, :] - shifted) / reg)
             v = np.ones(v.shape, dtype=v.dtype)
         kv = np.dot(kernel, v)  # where POT computes it (its overflow warnings come here); the next iteration uses it
-        if np.any(ktu == 0.0) or not (np.isfinite(u).all() and np.isfinite(v).all()):
+        if (ktu == 0.0).any() or not (np.isfinite(u).all() and np.isfinite(v).all()):
             warnings.warn(NUMERICAL_ERRORS % iteration)
             u, v = u_prev, v_prev
             break
         if (iteration % 10 == 0 and not absorbing) or iteration == 0:
-            err = np.max(np.abs(u - u_prev)) / max(np.max(np.abs(u)), np.max(np.abs(u_prev)), 1.0)
+            err = np.abs(u - u_prev).max() / max(np.abs(u).max(), np.abs(u_prev).max(), 1.0)
         iteration += 1
     if err > stop_threshold:
         warnings.warn(NOT_CONVERGED)
