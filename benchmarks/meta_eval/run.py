@@ -955,7 +955,8 @@ class Evaluator:
         from gecscore.meta_eval.heuo import FIELDS, reference_counts
 
         if system not in self._counts:
-            data = self.dataset(Row(*CLEME_T12, "cleme2", "gjg15", "official-pt-m2", "all", "default", "", (None, None)))
+            data = self.dataset(Row(*CLEME_T12, "cleme2", "gjg15", "official-pt-m2", "all", "default", "",
+                                    (None, None)))
             key = score_key("cleme2-counts", {"fields": FIELDS}, data.sources, data.hypotheses[system], data.references)
             path = Path(self.cache.directory) / "cleme2-counts" / f"{key}.json"
             if path.exists():
@@ -963,7 +964,8 @@ class Evaluator:
             else:
                 started = time.time()
                 counts = reference_counts(data.sources, data.hypotheses[system], data.references)
-                stored = {a: [[[getattr(c, f) for f in FIELDS] for c in refs] for refs in per] for a, per in counts.items()}
+                stored = {a: [[[getattr(c, f) for f in FIELDS] for c in refs] for refs in per]
+                          for a, per in counts.items()}
                 path.parent.mkdir(parents=True, exist_ok=True)
                 path.write_text(json.dumps(stored), encoding="utf-8")
                 print(f"cleme2 counts {system}: {time.time() - started:.0f}s", file=sys.stderr, flush=True)
@@ -1091,33 +1093,38 @@ def cell_equal(published: str | float | None, value: str | float | None) -> bool
     return printed_equal(published, value) if isinstance(published, str) else same_3dp(published, value)
 
 
+def judged_cell(head: dict, published: str | float, value: str | float | None, tried: dict, fmt: Callable,
+                tried_key: str, tail: dict, no_base: Sequence[str] = ()) -> dict:
+    """One cell's entry: equal (`cell_equal`), else the first switch that reproduces it, else 'unexplained' with
+    every switch's value (`fmt`) and what was tried. `head` and `tail` are the cell's identity fields."""
+    equal = cell_equal(published, value)
+    switch = None if equal else next((name for name, v in tried.items() if cell_equal(published, v)), None)
+    parts = [*no_base, *(f"{name} → {fmt(v)}" for name, v in tried.items())]
+    if equal:
+        status, note, short = "equal", "", ""
+    elif switch:
+        status, note, short = "switch", switch, switch
+    else:
+        status = "unexplained"
+        note = "unexplained: " + "; ".join(parts + [TRIED.get(tried_key, "")]).strip("; ")
+        link = [f"tried: [{tried_key}](#tried-{tried_key})"] if tried_key else []
+        short = "unexplained: " + "; ".join(parts + link)
+    return {**head, "published": published, "ours": value, "equal": equal, "status": status, "switch": switch,
+            "switch_value": tried.get(switch) if switch else None, "note": note, "tried": tried,
+            "tried_key": tried_key if status == "unexplained" else "", "short_note": short, **tail}
+
+
 def cells_from_listings(evaluated: Iterable[dict]) -> list[dict]:
     """One entry per printed listing cell, in the same form as `cells_from_rows`'s."""
     cells = []
     for entry in evaluated:
         item = listing_from_dict(entry["listing"])
         for k, (column, stat, published) in enumerate(zip(item.columns, item.stats, item.published)):
-            value = entry["ours"][k] if entry["ours"] else None
-            equal = printed_equal(published, value)
+            head = {"paper": item.paper, "table": item.table, "row": item.name, "column": column, "stat": stat}
             tried = {name: (vals[k] if vals else None) for name, vals in entry["switches"].items()}
-            switch = next((n for n, v in tried.items() if printed_equal(published, v)), None) if not equal else None
-            parts = [f"{name} → {_fmt_like(published, v)}" for name, v in tried.items()]
-            if equal:
-                status, note, short = "equal", "", ""
-            elif switch:
-                status, note, short = "switch", switch, switch
-            else:
-                status = "unexplained"
-                note = "unexplained: " + "; ".join(parts + [TRIED.get(item.tried, "")]).strip("; ")
-                link = [f"tried: [{item.tried}](#tried-{item.tried})"] if item.tried else []
-                short = "unexplained: " + "; ".join(parts + link)
-            cells.append({
-                "paper": item.paper, "table": item.table, "row": item.name, "column": column, "stat": stat,
-                "published": published, "ours": value, "equal": equal, "status": status,
-                "switch": switch, "switch_value": tried.get(switch) if switch else None, "note": note,
-                "tried": tried, "tried_key": item.tried if status == "unexplained" else "", "short_note": short,
-                "config": item.config, "human": "",
-            })
+            cells.append(judged_cell(head, published, entry["ours"][k] if entry["ours"] else None, tried,
+                                     lambda v, p=published: _fmt_like(p, v), item.tried,
+                                     {"config": item.config, "human": ""}))
     return cells
 
 
@@ -1136,28 +1143,11 @@ def cells_from_rows(evaluated: Iterable[dict]) -> list[dict]:
             published = row.published[k]
             if published is None:
                 continue
-            value = ours[k] if ours else None
-            equal = same_3dp(published, value)
+            head = {"paper": row.paper, "table": row.table, "row": row.name, "column": row.column, "stat": stat}
             tried = {name: (vals[k] if vals else None) for name, vals in item["switches"].items()}
-            switch = next((name for name, v in tried.items() if same_3dp(published, v)), None) if not equal else None
-            parts = [f"{name} → {_fmt(v)}" for name, v in tried.items()]
-            if equal:
-                status, note, short = "equal", "", ""
-            elif switch:
-                status, note, short = "switch", switch, switch
-            else:
-                status = "unexplained"
-                no_base = [] if ours else ["no base value (data not on disk)"]
-                note = "unexplained: " + "; ".join(no_base + parts + [TRIED.get(row.tried, "")]).strip("; ")
-                link = [f"tried: [{row.tried}](#tried-{row.tried})"] if row.tried else []
-                short = "unexplained: " + "; ".join(no_base + parts + link)
-            cells.append({
-                "paper": row.paper, "table": row.table, "row": row.name, "column": row.column, "stat": stat,
-                "published": published, "ours": value, "equal": equal, "status": status,
-                "switch": switch, "switch_value": tried.get(switch) if switch else None, "note": note,
-                "tried": tried, "tried_key": row.tried if status == "unexplained" else "", "short_note": short,
-                "config": run_name(row), "human": row.human,
-            })
+            cells.append(judged_cell(head, published, ours[k] if ours else None, tried, _fmt, row.tried,
+                                     {"config": run_name(row), "human": row.human},
+                                     () if ours else ("no base value (data not on disk)",)))
     return cells
 
 
