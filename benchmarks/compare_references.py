@@ -610,7 +610,7 @@ def render(report: dict[str, Any]) -> str:
               "Largest absolute difference between gecscore's score and the reference's (same quantity): "
               + "; ".join(agreement(report)) + ". Model-based values differ by float rounding of batching (the "
               "golden tolerance is 1e-5; see `docs/tolerances.md`); UOT-ERRANT's degenerate transports (zero-mass "
-              "case-only edits, POT's numerical-error fallback) amplify that noise about tenfold (golden README), "
+              "case-only edits, the solver's numerical-error fallback) amplify that noise about tenfold (golden README), "
               "which is why its differences are larger.", "", *golden_lines(report), *per_system_lines(report),
               "## Floors of the neural metrics", "",
               "One cold forward pass of gecscore's encoder (`gecscore.common.encoders.Encoder`, MiniLM) over every "
