@@ -163,7 +163,7 @@ def render(r: dict) -> str:
         f"| of which model forward passes | {r['forward_s']:.1f} s |",
         f"| of which ERRANT edit extraction (spaCy) | {r['edits_s']:.1f} s |",
         f"| of which tokenisation (token-id deduplication and the encoder's own) | {r['token_ids_s']:.1f} s |",
-        f"| of which POT transports | {r['transport_s']:.1f} s |",
+        f"| of which unbalanced transports | {r['transport_s']:.1f} s |",
         f"| sentences per second (total wall time) | {r['sentences'] / r['total_s']:.1f} |",
         f"| **share of total wall time in forward passes** | **{share_total:.1%}** |",
         f"| share of scoring time in forward passes | {share_score:.1%} |", "",
