@@ -69,6 +69,25 @@ def test_token_states_match_bert_score_encoding(fixture, layer, request):
     np.testing.assert_allclose(cls, np.stack([s[0] for s in got]), atol=1e-6)
 
 
+def test_token_ids_are_memoised_and_survive_the_memo_starting_afresh(tiny_bert, monkeypatch):
+    from gecscore.common import encoders
+
+    enc = Encoder(str(tiny_bert))
+    real = enc.tokenizer
+    fresh = lambda texts: [real(t)["input_ids"] for t in texts]  # untruncated, one text at a time
+    calls = []
+    monkeypatch.setattr(enc, "tokenizer", lambda texts, **kw: calls.append(list(texts)) or real(texts, **kw))
+    texts = ["the cat", "the dog is here", "the cat"]
+    assert enc.token_ids(texts, 3) == [ids[:2] + ids[-1:] for ids in fresh(texts)]
+    assert enc.token_lengths(texts) == [len(ids) for ids in fresh(texts)]  # untruncated: its own entries
+    assert enc.token_ids(texts, 3) == enc.token_ids(texts[::-1], 3)[::-1]
+    assert calls == [["the cat", "the dog is here"]] * 2  # each distinct text once per limit
+    monkeypatch.setattr(encoders, "TOKEN_ID_ENTRIES", 3)
+    new = ["a cat", "the dog is here"]  # the memo (4 entries) starts afresh; a memoised text must still come back
+    assert enc.token_ids(new, 3) == [fresh([t])[0][:2] + fresh([t])[0][-1:] for t in new]
+    assert calls[-1] == new
+
+
 def test_truncation_and_pooling_options(tiny_bert):
     enc = Encoder(str(tiny_bert))
     long = "the cat is here and the dog is there ."

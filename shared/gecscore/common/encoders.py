@@ -404,6 +404,7 @@ class Encoder:
         if missing:
             if len(self._ids) + len(missing) > TOKEN_ID_ENTRIES:
                 self._ids.clear()
+                missing = list(dict.fromkeys(texts))  # the memoised ones went with the rest
             options = {"truncation": True, "max_length": limit} if limit is not None else {"truncation": False}
             encoded = self.tokenizer(missing, add_special_tokens=True, verbose=False, **options)
             self._ids.update(((limit, t), tuple(ids)) for t, ids in zip(missing, encoded["input_ids"]))
