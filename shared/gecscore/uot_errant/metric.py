@@ -430,14 +430,13 @@ class UOTErrant:
                                              disable=not self.progress, leave=False)):
             row, row_t = [], []
             for r, ref in enumerate(refs):
-                known = solved.get((i, r, hyp.edits))
-                if known is None:
+                if (i, r, hyp.edits) not in solved:
                     t = transport(hyp.vectors, ref.vectors, hyp.masses, ref.masses, cost=cfg.cost, reg=cfg.reg,
                                   reg_m=cfg.reg_m, robust=cfg.robust)
-                    known = solved[i, r, hyp.edits] = t, typed_transport_counts(hyp.edits, ref.edits, hyp.masses,
-                                                                                ref.masses, t)
-                t = known[0]
-                row.append(dict(known[1]))  # each system's own dict (the Counts in it are frozen)
+                    solved[i, r, hyp.edits] = t, typed_transport_counts(hyp.edits, ref.edits, hyp.masses,
+                                                                        ref.masses, t)
+                t, counts = solved[i, r, hyp.edits]
+                row.append(dict(counts))  # each system's own dict (the Counts in it are frozen)
                 row_t.append(t)
                 if t.over_transport:
                     degenerate.append(flag(i, OVER_TRANSPORT, reference=r))

@@ -71,11 +71,6 @@ def cost_matrix(x: np.ndarray, y: np.ndarray, metric: str) -> np.ndarray:
     raise ValueError(f"`metric` must be 'euclidean' or 'cosine', got {metric!r}")
 
 
-def _exponent(reg: float, reg_m: float) -> float:
-    """The scaling exponent reg_m / (reg_m + reg) (1 for an infinite marginal penalty: a balanced side)."""
-    return reg_m / (reg_m + reg) if reg_m != float("inf") else 1
-
-
 def sinkhorn_unbalanced(a: np.ndarray, b: np.ndarray, cost: np.ndarray, reg: float, reg_m: float, *,
                         tau: float = TAU, max_iterations: int = MAX_ITERATIONS,
                         stop_threshold: float = STOP_THRESHOLD) -> np.ndarray:
@@ -89,8 +84,8 @@ def sinkhorn_unbalanced(a: np.ndarray, b: np.ndarray, cost: np.ndarray, reg: flo
     u, v = np.ones(len(a), dtype=cost.dtype), np.ones(len(b), dtype=cost.dtype)
     shifted = cost - reg * np.log(a[:, None] * b[None, :])
     kernel = np.exp(-shifted / reg)
-    fi_a, fi_b = _exponent(reg, reg_m), _exponent(reg, reg_m)
-    penalised = reg_m != float("inf")
+    penalised = reg_m != float("inf")  # an infinite marginal penalty: balanced, exponent 1 and no damping
+    fi = reg_m / (reg_m + reg) if penalised else 1
     alpha, beta = np.zeros(len(a), dtype=cost.dtype), np.zeros(len(b), dtype=cost.dtype)
     # Until the first absorption alpha = beta = 0, so the damping factors exp(-alpha / (reg + reg_m)) are exactly 1
     # and multiplying by them changes no bit (nor the dtype: the scalings already have the kernel's dtype or a wider
@@ -100,11 +95,11 @@ def sinkhorn_unbalanced(a: np.ndarray, b: np.ndarray, cost: np.ndarray, reg: flo
     kv = np.dot(kernel, v)
     while err > stop_threshold and iteration < max_iterations:
         u_prev, v_prev = u, v
-        u = (a / (kv + 1e-16)) ** fi_a
+        u = (a / (kv + 1e-16)) ** fi
         if absorbed and penalised:
             u = u * np.exp(-alpha / (reg + reg_m))
         ktu = np.dot(kernel.T, u)
-        v = (b / (ktu + 1e-16)) ** fi_b
+        v = (b / (ktu + 1e-16)) ** fi
         if absorbed and penalised:
             v = v * np.exp(-beta / (reg + reg_m))
         absorbing = bool((u > tau).any() or (v > tau).any())
