@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import importlib.util
 import json
+import sys
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -142,9 +145,74 @@ def test_switches_reproduce_their_cells_from_scratch(bench, shared_data, tmp_pat
     from gecscore.meta_eval import ScoreCache
 
     ev = bench.Evaluator(str(shared_data), ScoreCache(tmp_path / "cache"))
-    chosen = [r for r in bench.rows() if r.switches and r.dataset == "gjg15" and r.metric in ("cleme", "errant")]
+    # `errant-2.3.3` needs its own environment: test_errant_2_3_3_switch_from_scratch covers it.
+    chosen = [replace(r, switches=tuple(s for s in r.switches if s != "errant-2.3.3")) for r in bench.rows()
+              if r.dataset == "gjg15" and r.metric in ("cleme", "errant")]
+    chosen = [r for r in chosen if r.switches]
     cells = bench.cells_from_rows(bench.evaluate_rows(chosen, ev))
     for cell in cells:
         if cell["status"] == "switch":
             assert bench.same_3dp(cell["published"], cell["switch_value"])
     assert sum(c["status"] == "switch" for c in cells) >= 10
+
+
+@pytest.fixture(scope="module")
+def legacy():
+    """`benchmarks/meta_eval/legacy_errant.py` as a module."""
+    spec = importlib.util.spec_from_file_location("legacy_errant", BENCH / "legacy_errant.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_changed_only_keeps_the_references_that_change_the_source(legacy):
+    from gecscore.common.m2io import parse_m2
+
+    noop = "A -1 -1|||noop|||-NONE-|||REQUIRED|||-NONE-|||{}"
+    blocks = parse_m2("\n".join([
+        "S a b c", noop.format(0), "A 1 2|||R:NOUN|||x|||REQUIRED|||-NONE-|||1", "",
+        "S d e", noop.format(0), noop.format(1), "",
+        "S f", "A 0 1|||R:NOUN|||g|||REQUIRED|||-NONE-|||0", "A 0 0|||M:DET|||the|||REQUIRED|||-NONE-|||1", "",
+    ]))
+    kept = legacy.changed_only(blocks)
+    assert [b.annotators for b in kept] == [[0], [0], [0, 1]]
+    assert [e.correction for e in kept[0].edits] == ["x"]  # annotator 1 renumbered 0, annotator 0 dropped
+    assert kept[1].edits[0].is_noop
+    assert kept[2].edits == blocks[2].edits
+
+
+def test_errant_2_3_3_extraction_checks_its_input_before_building_anything(legacy, tmp_path):
+    with pytest.raises(ValueError, match="one line per source"):
+        legacy.extract_m2(["a b"], [["a c", "a d"]], tmp_path)
+    with pytest.raises(ValueError, match="non-empty"):
+        legacy.extract_m2([""], [["a"]], tmp_path)
+    assert not any(tmp_path.iterdir())
+
+
+@pytest.mark.slow
+def test_errant_2_3_3_switch_from_scratch(bench, legacy, shared_data, tmp_path, monkeypatch):
+    """The pinned ERRANT 2.3.3 environment gives CLEME's CoNLL-2014 reference edit count, and its switch
+    reproduces published SN-8GEC ERRANT / SentERRANT cells."""
+    from gecscore.common.m2io import read_m2
+    from gecscore.meta_eval import ScoreCache
+    from gecscore.meta_eval.data import conll_references, read_conll_m2
+
+    monkeypatch.setenv("GECSCORE_CACHE", str(tmp_path))  # the environment is built under tmp_path
+    gold = read_conll_m2(shared_data)
+    made = read_m2(legacy.extract_m2([b.source for b in gold], conll_references(shared_data, "official-pt-m2",
+                                                                               gold=gold), tmp_path / "m2"))
+    shipped = read_m2(shared_data / "CoNLL-2014" / "CLEME" / "demo" / "examples" / "conll14.errant")
+    assert sum(not e.is_noop for b in made for e in b.edits) == sum(not e.is_noop for b in shipped for e in b.edits)
+    same = sum([bench._m2_file_edits(a, k) for k in a.annotators] == [bench._m2_file_edits(b, k) for k in b.annotators]
+               for a, b in zip(made, shipped))
+    assert same >= 0.99 * len(shipped)
+
+    ev = bench.Evaluator(str(shared_data), ScoreCache(tmp_path / "cache"))
+    chosen = [replace(r, switches=("errant-2.3.3",)) for r in bench.rows()
+              if "errant-2.3.3" in r.switches and r.metric in ("errant", "senterrant")]
+    cells = bench.cells_from_rows(bench.evaluate_rows(chosen, ev))
+    for cell in cells:
+        if cell["status"] == "switch":
+            assert bench.same_3dp(cell["published"], cell["switch_value"])
+    assert sum(c["status"] == "switch" for c in cells) >= 5

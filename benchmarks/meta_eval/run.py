@@ -228,16 +228,17 @@ def rows() -> list[Row]:
                 elif metric == "sentm2":
                     switches, tried = ("m2-gold=lattice",), "sentm2-sn8"
                 elif metric == "senterrant" and refs == "e-fluency" and human == "ts_nusnlp":
-                    tried = "senterrant-copy"
+                    switches, tried = ("errant-2.3.3",), "senterrant-copy"
                 else:
-                    tried = "errant-sn8"
+                    switches, tried = ("errant-2.3.3",), "errant-sn8"
                 out.append(Row(*CLEME_T1, metric, "gjg15", conll, "all", "default", human, pub,
                                exclude_unchanged=starred, switches=switches, tried=tried,
                                computable=refs != "bn-10gec"))
     for refs, ew, ts in (("e-minimal", (0.760, 0.626), (0.692, 0.588)),
                          ("ne-minimal", (0.104, -0.003), (-0.066, -0.137))):
         for human, pub in (("ew_nusnlp", ew), ("ts_nusnlp", ts)):
-            out.append(Row(*CLEME_T8, "senterrant", "gjg15", refs, "all", "default", human, pub, tried="errant-sn8"))
+            out.append(Row(*CLEME_T8, "senterrant", "gjg15", refs, "all", "default", human, pub,
+                           switches=("errant-2.3.3",), tried="errant-sn8"))
 
     # CLEME2.0 Table 2: SEEDA, TrueSkill human, classic metrics.
     for metric, s, e in (
@@ -264,7 +265,8 @@ def rows() -> list[Row]:
             starred = label.startswith("Sent") and refs in ("e-minimal", "ne-minimal")
             official = refs == "official"
             out += cleme_rows(CLEME_T1, label, "gjg15", refs, values, GJG_HUMANS, "all", starred,
-                              ("cleme-errant-m2",) if official else (), "cleme-conll" if official else "cleme-sn8")
+                              ("cleme-errant-m2",) if official else ("errant-2.3.3",),
+                              "cleme-conll" if official else "cleme-sn8")
     for label, per_refs in CLEME_T8_ROWS.items():
         for refs, values in per_refs.items():
             switches: tuple[str, ...] = ()
@@ -272,8 +274,8 @@ def rows() -> list[Row]:
                 switches = ("cleme-release-2025",)
                 if label == "SentCLEME-ind" and refs == "ne-minimal":
                     switches += ("cleme-release-2025+transposed",)
-            out += cleme_rows(CLEME_T8, label, "gjg15", refs, values, GJG_HUMANS, "all", switches=switches,
-                              tried="cleme-sn8")
+            out += cleme_rows(CLEME_T8, label, "gjg15", refs, values, GJG_HUMANS, "all",
+                              switches=switches + ("errant-2.3.3",), tried="cleme-sn8")
     for label, values in CLEME_T10_ROWS.items():
         switches = ("cleme-errant-m2",)
         if label == "CLEME-dep":
@@ -592,6 +594,11 @@ def _cleme_errant_m2(row: Row, ev: Evaluator) -> tuple[float | None, float | Non
     return ev.external("cleme-errant-m2", row, lambda: cleme_m2_file_scores(ev.data_dir, row))
 
 
+def _legacy_errant(row: Row, ev: Evaluator) -> tuple[float | None, float | None] | None:
+    return ev.external("errant-2.3.3", row,
+                       lambda: cleme_m2_file_scores(ev.data_dir, row, ref_m2=legacy_reference_m2(ev, row)))
+
+
 def _sn8gec_published(row: Row, ev: Evaluator) -> tuple[float | None, float | None] | None:
     return ev.external("sn8gec-published-m2", row, lambda: sn8gec_published_m2(ev.data_dir, row.references or ""))
 
@@ -622,6 +629,13 @@ SWITCHES: dict[str, Switch] = {s.name: s for s in (
            "ERRANT (corpus F0.5 of the greedily accumulated counts), PT-M2's `errant_score.py` rules for SentERRANT "
            "(`sentence_errant_from_edits`), `gecscore.cleme2.metric.cleme_score(hyp_m2=, ref_m2=)` for CLEME.",
            _cleme_errant_m2),
+    Switch("errant-2.3.3",
+           "SN-8GEC rows: reference edits made by ERRANT 2.3.3, the version CLEME states it used, in its own spaCy 2 "
+           "environment (`legacy_errant.py`: spaCy 2.3.9, `en_core_web_sm` 2.2.5, ERRANT's `errant_parallel`), and "
+           "the 13 systems' edits from CLEME's `conll14-<SYS>.errant`, scored as in `cleme-errant-m2`, instead of "
+           "our errant 3.0.2 edits of both. The model CLEME used (spaCy 2.3's `en_core_web_sm`) is not on PyPI: on "
+           "CoNLL-2014 this setup gives CLEME's 5937 reference edits with 11 of 1312 sentences' spans differing.",
+           _legacy_errant),
     Switch("cleme-release-2025",
            "CLEME's 2025 code generation (`release=2025`: sentence key [F, P, R, Acc], no 4-decimal rounding of the "
            "sentence mean) instead of the 2023 release that every other SentCLEME cell matches.",
@@ -707,13 +721,16 @@ TRIED = {
         "P, R = "
         "1 on empty denominators) on our edits (shown) and on CLEME's ERRANT M2 files (switch value above); "
         "gec-metrics' sentence F on the M2 files (same values); the M2-file system scores rounded to 4, 3 or 2 "
-        "decimals before correlating (probes.md §4: at most 1 of the 4 cells, EW r at 3 decimals)."
+        "decimals before correlating (probes.md §4: at most 1 of the 4 cells, EW r at 3 decimals); the M2 files' "
+        "system edits against the official CoNLL-2014 M2 (what PT-M2's `evaluate.py` reads as `<reference>.m2`; "
+        "probes.md §4)."
     ),
     "errant-sn8": (
-        "our errant 3.0.2 edits only. CLEME2.0's reference edits are not ours: Table 7 counts 4500 / 8373 / 4964 / "
-        "11033 ERRANT edits for E-Minimal / E-Fluency / NE-Minimal / NE-Fluency, ours are 4502 / 8384 / 4969 / 10963 "
-        "(probes.md §2). Their SN-8GEC M2 files are not published, so the edit-file switch that reproduces the "
-        "CoNLL-2014 cells (`cleme-errant-m2`) cannot be applied."
+        "our errant 3.0.2 edits (shown) and ERRANT 2.3.3's (switch `errant-2.3.3`, value above). CLEME2.0's "
+        "reference edits are neither: Table 7 counts 4500 / 8373 / 4964 / 11033 ERRANT edits for E-Minimal / "
+        "E-Fluency / NE-Minimal / NE-Fluency; errant 3.0.2 gives 4502 / 8384 / 4969 / 10963, ERRANT 2.3.3 with the "
+        "nearest spaCy 2 model on PyPI 4505 / 8377 / 4959 / 11038 (probes.md §2). Their SN-8GEC M2 files are not "
+        "published, and the spaCy 2.3 model CLEME used is not on PyPI."
     ),
     "senterrant-copy": (
         "the printed pair .732/.764 is identical to the printed SentM² E-Fluency TS pair, and the EW pair of this row "
@@ -737,8 +754,9 @@ TRIED = {
         "our errant 3.0.2 edits (shown) and CLEME's ERRANT M2 files (switch value above)."
     ),
     "cleme-sn8": (
-        "our errant 3.0.2 edits only. CLEME2.0's reference edits are not ours (ERRANT edit counts differ from its "
-        "Table 7, see errant-sn8 and probes.md §2), and its SN-8GEC M2 files are not published."
+        "our errant 3.0.2 edits (shown) and ERRANT 2.3.3's (switch `errant-2.3.3`, value above). CLEME2.0's "
+        "reference edits are neither (edit counts against its Table 7: see errant-sn8 and probes.md §2), and its "
+        "SN-8GEC M2 files are not published."
     ),
     "seeda-classic": (
         "gec-metrics references (shown) and PT-M2's (switch value above) on the 391-sentence subset, Base, default "
@@ -853,21 +871,23 @@ def sentence_errant_from_edits(hyps: Sequence[Sequence[tuple]], refs: Sequence[S
     return total / len(hyps)
 
 
-def cleme_m2_file_scores(data_dir: str, row: Row) -> dict[str, float]:
-    """System scores of one GJG15 row from CLEME's CoNLL-2014 ERRANT M2 files (switch `cleme-errant-m2`)."""
+def cleme_m2_file_scores(data_dir: str, row: Row, ref_m2: Path | None = None) -> dict[str, float]:
+    """System scores of one GJG15 row from CLEME's CoNLL-2014 ERRANT M2 files (switch `cleme-errant-m2`): the 13
+    systems' `conll14-<SYS>.errant` against `ref_m2` (default CLEME's `conll14.errant`)."""
     from gecscore.common.edits import Edit
     from gecscore.common.errant_scoring import FScore, errant_counts
     from gecscore.common.m2io import read_m2
     from gecscore.meta_eval.data import GJG15_SYSTEMS
 
     folder = Path(data_dir) / "CoNLL-2014" / "CLEME" / "demo" / "examples"
+    ref_m2 = ref_m2 or folder / "conll14.errant"
     if row.label:  # a CLEME variant
         from gecscore.cleme2.metric import cleme_score
 
         settings = {"variant": row.metric, "level": "corpus", **row.options}
-        return {s: cleme_score(hyp_m2=folder / f"conll14-{s}.errant", ref_m2=folder / "conll14.errant",
-                               **settings)["score"] for s in GJG15_SYSTEMS}
-    ref_blocks = read_m2(folder / "conll14.errant")
+        return {s: cleme_score(hyp_m2=folder / f"conll14-{s}.errant", ref_m2=ref_m2, **settings)["score"]
+                for s in GJG15_SYSTEMS}
+    ref_blocks = read_m2(ref_m2)
     refs = [[_m2_file_edits(b, a) for a in b.annotators] for b in ref_blocks]
     out = {}
     for system in GJG15_SYSTEMS:
@@ -883,8 +903,35 @@ def cleme_m2_file_scores(data_dir: str, row: Row) -> dict[str, float]:
                                                                           for rs in refs])
             out[system] = fscore.prf(fscore.aggregate(counts).corpus).f
         else:
-            raise ValueError(f"cleme-errant-m2 does not apply to {row.metric}")
+            raise ValueError(f"the ERRANT M2 file switches do not apply to {row.metric}")
     return out
+
+
+def legacy_reference_m2(ev: "Evaluator", row: Row) -> Path:
+    """ERRANT 2.3.3's M2 of the row's CoNLL-2014 reference set (`legacy_errant`), kept beside the score cache;
+    with `exclude_unchanged`, only the references that change the source (CLEME2.0's ♣)."""
+    from gecscore.common.m2io import format_m2, read_m2
+
+    here = str(Path(__file__).resolve().parent)
+    if here not in sys.path:
+        sys.path.insert(0, here)
+    import legacy_errant
+
+    data = ev.dataset(replace(row, exclude_unchanged=False))
+    counts = {len(refs) for refs in data.references}
+    if len(counts) != 1:
+        raise ValueError(f"{row.references}: every sentence needs the same number of references for errant_parallel")
+    reference_major = [[refs[k] for refs in data.references] for k in range(counts.pop())]
+    from gecscore.meta_eval import default_cache_dir
+
+    cache_dir = (ev.cache.directory if ev.cache is not None else default_cache_dir()) / "legacy-errant"
+    path = legacy_errant.extract_m2(data.sources, reference_major, cache_dir)
+    if not row.exclude_unchanged:
+        return path
+    changed = path.with_suffix(".changed.m2")
+    if not changed.is_file():
+        changed.write_text(format_m2(legacy_errant.changed_only(read_m2(path))), encoding="utf-8")
+    return changed
 
 
 # --------------------------------------------------------------------------------------------- evaluation

