@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import importlib.util
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -10,6 +13,8 @@ from gecscore.cleme2.metric import ChunkCounts
 from gecscore.meta_eval.cleme_length import LengthWeightedCleme
 from gecscore.meta_eval.heuo import com_grid, disentangled, indicator_grid, indicators_of, reference_counts_m2
 from gecscore.meta_eval.search import simplex_grid
+
+BENCH = Path(__file__).resolve().parent.parent / "benchmarks" / "meta_eval"
 
 # PT-M2 Table 6, as printed: the two model-based columns and the two human rankings.
 BERTSCORE = "INPUT UFC IITB RAC SJTU PKU AMU POST CUUI UMC IPN CAMB NTHU".split()
@@ -158,3 +163,14 @@ def test_custom_fn_sigmoid_by_hand():
 def test_custom_weights_change_the_cache_key():
     assert LengthWeightedCleme().settings() != LengthWeightedCleme(fn=(10.0, 1.0, 1.0)).settings()
     assert LengthWeightedCleme().settings() != LengthWeightedCleme(robust=True).settings()
+
+
+def test_cleme_prf_aggregation_probe_by_hand():
+    """probes.py §5: CLEME 2025's PRF rules (running-total F per reference; mean of rounded sentence F)."""
+    spec = importlib.util.spec_from_file_location("meta_eval_probes", BENCH / "probes.py")
+    probes = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(probes)
+    # After (1, 0, 0), (TP, FP, FN) = (0, 1, 0) gives F .5556 and (0, 0, 1) gives .8333 on the running totals.
+    assert probes.cleme_prf_corpus([[(1, 0, 0)], [(0, 1, 0), (0, 0, 1)]]) == 0.8333
+    # Sentence F: (1, 1, 0) → P .5, R 1, F .5556; an empty hypothesis against an empty reference → 1.
+    assert probes.cleme_prf_sentence([[(1, 1, 0)], [(0, 1, 0), (0, 0, 0)]]) == (0.5556 + 1.0) / 2

@@ -12,6 +12,7 @@ Sections:
 2. Reference edit counts against CLEME2.0 Table 7 (do our ERRANT edits of the references equal CLEME2.0's?).
 3. CLEME2.0 Table 2 (SEEDA): human score, system set, aggregation, reference set, sentence set.
 4. SentERRANT on CoNLL-2014 (PT-M2 Table 5, CLEME2.0 Table 1): CLEME's ERRANT M2 files, sentence-F variants, rounding.
+5. SN-8GEC M² / SentM² with CLEME 2025's PRF aggregation (4-decimal rounding, its tie-breaks) over our M² counts.
 """
 
 from __future__ import annotations
@@ -272,6 +273,80 @@ def senterrant_conll(data_dir: str) -> tuple[list[str], dict]:
     return lines, record
 
 
+def _rounded_prf(tp: float, fp: float, fn: float, beta: float = 0.5) -> tuple[float, float, float]:
+    """P, R, F rounded to 4 decimals, empty denominators giving 1 (CLEME 2025's `compute_prf`)."""
+    p = tp / (tp + fp) if tp + fp else 1.0
+    r = tp / (tp + fn) if tp + fn else 1.0
+    f = (1 + beta ** 2) * p * r / (beta ** 2 * p + r) if p + r else 0.0
+    return round(p, 4), round(r, 4), round(f, 4)
+
+
+def cleme_prf_corpus(per_sentence: list[list[tuple[float, float, float]]]) -> float:
+    """Corpus F: per sentence the reference whose (F of the running totals, TP, −FP, −FN) is greatest, F rounded."""
+    total = (0.0, 0.0, 0.0)
+    for candidates in per_sentence:
+        best, chosen = (-1.0, 0.0, 0.0, 0.0), (0.0, 0.0, 0.0)
+        for tp, fp, fn in candidates:
+            key = (_rounded_prf(total[0] + tp, total[1] + fp, total[2] + fn)[2], tp, -fp, -fn)
+            if key > best:
+                best, chosen = key, (tp, fp, fn)
+        total = tuple(a + b for a, b in zip(total, chosen))
+    return _rounded_prf(*total)[2]
+
+
+def cleme_prf_sentence(per_sentence: list[list[tuple[float, float, float]]]) -> float:
+    """Mean over sentences of the rounded F of the reference whose rounded (F, P, R, accuracy) is greatest."""
+    best_fs = []
+    for candidates in per_sentence:
+        best = (-1.0, -1.0, -1.0, -1.0)
+        for tp, fp, fn in candidates:
+            p, r, f = _rounded_prf(tp, fp, fn)
+            best = max(best, (f, p, r, round(tp / (tp + fp + fn), 4) if tp + fp + fn else 0.0))
+        best_fs.append(best[0])
+    return sum(best_fs) / len(best_fs)
+
+
+def sn8gec_cleme_prf(data_dir: str, cache) -> tuple[list[str], dict]:
+    """Section 5: SN-8GEC M² / SentM² counts from our lattice, aggregated by CLEME 2025's PRF scorer."""
+    from gecscore.common.m2io import read_m2
+    from gecscore.meta_eval import load_dataset
+    from gecscore.pt_m2.metric import score_m2
+
+    ev = bench.Evaluator(data_dir, cache)  # legacy_reference_m2 keeps ERRANT 2.3.3's M2 files beside the cache
+    lines = ["## 5. SN-8GEC M² / SentM² with CLEME 2025's PRF aggregation", "",
+             "Our M² lattice's per-sentence, per-reference (TP, FP, FN), aggregated as CLEME's 2025 code "
+             "(`PRFEditScorer`) does: P, R, F rounded to 4 decimals; corpus: the reference with the greatest (F of "
+             "the running totals, TP, −FP, −FN) per sentence; sentence: the mean of each sentence's best rounded F "
+             "by (F, P, R, accuracy). Golds: ERRANT 3.0.2 (base), ERRANT 2.3.3 (`errant-2.3.3`), the M² lattice "
+             "(`m2-gold=lattice`). Values: EW r / EW ρ / TS r / TS ρ.", "",
+             "| reference set | metric | gold | values | = published |", "|---|---|---|---|---|"]
+    record = {}
+    for refs in bench.SN8:
+        for metric, published in (("m2", M2_PUBLISHED[refs]), ("sentm2", SENTM2_PUBLISHED[refs])):
+            starred = metric == "sentm2" and refs in ("e-minimal", "ne-minimal")
+            data = load_dataset("gjg15", data_dir, references=refs, exclude_unchanged=starred)
+            row = bench.Row("", "", metric, "gjg15", refs, "all", "default", "ew_nusnlp", (None, None),
+                            exclude_unchanged=starred)
+            golds = {"ERRANT 3.0.2": errant_gold(data.sources, data.references),
+                     "ERRANT 2.3.3": read_m2(bench.legacy_reference_m2(ev, row)),
+                     "M² lattice": lattice_gold(data.sources, data.references)}
+            for name, gold in golds.items():
+                scores = {}
+                for system in data.systems:
+                    result = score_m2(data.sources, data.hypotheses[system], gold, variant="m2")
+                    per = [[(c.counts[0], c.counts[1] - c.counts[0], c.counts[2] - c.counts[0])
+                            for c in sentence.candidates] for sentence in result.sentences]
+                    scores[system] = cleme_prf_corpus(per) if metric == "m2" else cleme_prf_sentence(per)
+                values = correlations(scores, data)
+                star = "*" if starred else ""
+                lines.append(f"| {refs}{star} | {'M²' if metric == 'm2' else 'SentM²'} | {name} | {fmt(values)} | "
+                             f"{n_equal(values, published)}/4 |")
+                record[f"{refs}{star} {metric} {name}"] = values
+            print(f"CLEME PRF {refs} {metric} done", file=sys.stderr, flush=True)
+    lines.append("")
+    return lines, record
+
+
 def write(out: Path, lines: list[str], record: dict) -> None:
     out.mkdir(parents=True, exist_ok=True)
     (out / "probes.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
@@ -283,13 +358,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--data", required=True)
     parser.add_argument("--out", type=Path, default=Path(__file__).resolve().parent)
     parser.add_argument("--cache-dir", type=Path, default=None)
-    parser.add_argument("--only", choices=("sn8gec", "edits", "seeda", "senterrant"), action="append")
+    parser.add_argument("--only", choices=("sn8gec", "edits", "seeda", "senterrant", "cleme-prf"), action="append")
     args = parser.parse_args(argv)
     from gecscore.meta_eval import ScoreCache, default_cache_dir
 
     cache = ScoreCache(args.cache_dir or default_cache_dir())
     started = time.time()
-    sections = args.only or ["sn8gec", "edits", "seeda", "senterrant"]
+    sections = args.only or ["sn8gec", "edits", "seeda", "senterrant", "cleme-prf"]
     lines = ["# Protocol probes (benchmarks/meta_eval/probes.py)", "",
              "What was tried for the cells results.md marks 'unexplained', with the values each probe gives. A probe "
              "that reproduces published cells is a switch in run.py; these did not (or only partly, as stated).", ""]
@@ -297,7 +372,8 @@ def main(argv: list[str] | None = None) -> int:
     for section, function in (("sn8gec", lambda: sn8gec_m2(args.data, cache)),
                               ("edits", lambda: reference_edit_counts(args.data, cache.directory)),
                               ("seeda", lambda: seeda_cleme(args.data, cache)),
-                              ("senterrant", lambda: senterrant_conll(args.data))):
+                              ("senterrant", lambda: senterrant_conll(args.data)),
+                              ("cleme-prf", lambda: sn8gec_cleme_prf(args.data, cache))):
         if section in sections:
             text, values = function()
             lines += text

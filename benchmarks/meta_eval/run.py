@@ -237,8 +237,9 @@ def rows() -> list[Row]:
     for refs, ew, ts in (("e-minimal", (0.760, 0.626), (0.692, 0.588)),
                          ("ne-minimal", (0.104, -0.003), (-0.066, -0.137))):
         for human, pub in (("ew_nusnlp", ew), ("ts_nusnlp", ts)):
+            transposed = ("errant-2.3.3+transposed",) if refs == "ne-minimal" else ()
             out.append(Row(*CLEME_T8, "senterrant", "gjg15", refs, "all", "default", human, pub,
-                           switches=("errant-2.3.3",), tried="errant-sn8"))
+                           switches=("errant-2.3.3",) + transposed, tried="errant-sn8"))
 
     # CLEME2.0 Table 2: SEEDA, TrueSkill human, classic metrics.
     for metric, s, e in (
@@ -573,13 +574,14 @@ def _row_variant(options: dict | None = None, **fields) -> Callable:
     return compute
 
 
-def _release_2025_transposed(row: Row, ev: Evaluator) -> tuple[float | None, float | None] | None:
-    """Release 2025 with the EW ρ and TS r cells exchanged: (EW r, TS r) for the EW row, (EW ρ, TS ρ) for TS."""
-    base = replace(row, options={**row.options, "release": "2025"})
-    ew, ts = ev.values(replace(base, human="ew_nusnlp")), ev.values(replace(base, human="ts_nusnlp"))
-    if ew is None or ts is None:
-        return None
-    return (ew[0], ts[0]) if row.human == "ew_nusnlp" else (ew[1], ts[1])
+def _transposed(variant: Callable[[Row, "Evaluator"], tuple[float | None, float | None] | None]) -> Callable:
+    """A variant with the EW ρ and TS r cells exchanged: (EW r, TS r) for the EW row, (EW ρ, TS ρ) for TS."""
+    def compute(row: Row, ev: Evaluator) -> tuple[float | None, float | None] | None:
+        ew, ts = variant(replace(row, human="ew_nusnlp"), ev), variant(replace(row, human="ts_nusnlp"), ev)
+        if ew is None or ts is None:
+            return None
+        return (ew[0], ts[0]) if row.human == "ew_nusnlp" else (ew[1], ts[1])
+    return compute
 
 
 def _row_slip(label: str) -> Callable:
@@ -636,6 +638,10 @@ SWITCHES: dict[str, Switch] = {s.name: s for s in (
            "our errant 3.0.2 edits of both. The model CLEME used (spaCy 2.3's `en_core_web_sm`) is not on PyPI: on "
            "CoNLL-2014 this setup gives CLEME's 5937 reference edits with 11 of 1312 sentences' spans differing.",
            _legacy_errant),
+    Switch("errant-2.3.3+transposed",
+           "`errant-2.3.3`, with the printed EW ρ and TS r cells exchanged (EW ρ printed = our TS r, TS r printed = "
+           "our EW ρ), the exchange `cleme-release-2025+transposed` shows in the same table.",
+           _transposed(_legacy_errant)),
     Switch("cleme-release-2025",
            "CLEME's 2025 code generation (`release=2025`: sentence key [F, P, R, Acc], no 4-decimal rounding of the "
            "sentence mean) instead of the 2023 release that every other SentCLEME cell matches.",
@@ -643,7 +649,7 @@ SWITCHES: dict[str, Switch] = {s.name: s for s in (
     Switch("cleme-release-2025+transposed",
            "`cleme-release-2025`, with the printed EW ρ and TS r cells exchanged (EW ρ printed = our TS r, TS r "
            "printed = our EW ρ).",
-           _release_2025_transposed),
+           _transposed(_row_variant({"release": "2025"}))),
     Switch("row-slip:CLEME2.0-dep",
            "The values of the CLEME2.0-dep row (same reference set and human score): the pair printed in this row "
            "is that row's pair.",
@@ -740,7 +746,9 @@ TRIED = {
         "gold M2 built with ERRANT, one annotator per reference (shown); gold from the M² lattice (switch "
         "`m2-gold=lattice`) and Sakaguchi et al.'s published scores (switch `sn8gec-published-m2`), values above; "
         "with annotator A only or B only (E-Minimal); each gold on all 1312 lines and without the 34 merged lines "
-        "(probes.md §1). None of these reproduces an E-Minimal, E-Fluency or NE-Minimal M² cell."
+        "(probes.md §1); ERRANT 3.0.2, ERRANT 2.3.3 and lattice golds with CLEME 2025's PRF aggregation (4-decimal "
+        "rounding, its tie-breaks; probes.md §5). None of these reproduces an E-Minimal, E-Fluency or NE-Minimal M² "
+        "cell."
     ),
     "m2-bn10gec": (
         "BN-10GEC is not on disk, so there is no base value; Sakaguchi et al.'s published BN15 M² scores (switch "
@@ -748,7 +756,8 @@ TRIED = {
     ),
     "sentm2-sn8": (
         "gold M2 built with ERRANT, one annotator per reference (shown), and from the M² lattice (switch "
-        "`m2-gold=lattice`, value above; probes.md §1)."
+        "`m2-gold=lattice`, value above; probes.md §1); ERRANT 3.0.2, ERRANT 2.3.3 and lattice golds with CLEME "
+        "2025's PRF aggregation (4-decimal rounding, best reference by F, P, R, accuracy; probes.md §5)."
     ),
     "cleme-conll": (
         "our errant 3.0.2 edits (shown) and CLEME's ERRANT M2 files (switch value above)."
