@@ -27,11 +27,10 @@ _MARKER = "gecscore-legacy-errant.json"
 
 
 def default_env_dir() -> Path:
-    """`$GECSCORE_CACHE/legacy-errant-2.3.3`, else under `$XDG_CACHE_HOME/gecscore` or `~/.cache/gecscore`."""
-    if os.environ.get("GECSCORE_CACHE"):
-        return Path(os.environ["GECSCORE_CACHE"]) / "legacy-errant-2.3.3"
-    base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
-    return base / "gecscore" / "legacy-errant-2.3.3"
+    """`legacy-errant-2.3.3` beside the meta-evaluation cache (`$GECSCORE_CACHE`, else `~/.cache/gecscore`)."""
+    from gecscore.meta_eval import default_cache_dir
+
+    return default_cache_dir().parent / "legacy-errant-2.3.3"
 
 
 def _run(command: Sequence[str], what: str) -> str:
