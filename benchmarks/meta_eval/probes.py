@@ -154,8 +154,7 @@ def reference_edit_counts(data_dir: str, cache_dir: Path) -> tuple[list[str], di
         record[refs] = {"ours": ours, "errant-2.3.3": old}
         if refs == "official-pt-m2":
             differing = sum(1 for a, b in zip(legacy, cleme_file)
-                            if [bench._m2_file_edits(a, k) for k in a.annotators]
-                            != [bench._m2_file_edits(b, k) for k in b.annotators])
+                            if bench.m2_reference_edits(a) != bench.m2_reference_edits(b))
             record[refs]["sentences whose edits differ from conll14.errant"] = differing
         lines.append(f"| {refs} | {printed} | {ours} | {old} | {in_file if refs == 'official-pt-m2' else '—'} |")
     differing = record["official-pt-m2"]["sentences whose edits differ from conll14.errant"]
@@ -240,7 +239,7 @@ def senterrant_conll(data_dir: str) -> tuple[list[str], dict]:
 
     folder = Path(data_dir) / "CoNLL-2014" / "CLEME" / "demo" / "examples"
     data = load_dataset("gjg15", data_dir, references="official-pt-m2")
-    refs = [[bench._m2_file_edits(b, a) for a in b.annotators] for b in read_m2(folder / "conll14.errant")]
+    refs = [bench.m2_reference_edits(b) for b in read_m2(folder / "conll14.errant")]
     scores = {s: bench.sentence_errant_from_edits([bench._m2_file_edits(b, 0) for b in
                                                   read_m2(folder / f"conll14-{s}.errant")], refs)
               for s in data.systems}
@@ -260,7 +259,7 @@ def senterrant_conll(data_dir: str) -> tuple[list[str], dict]:
         lines.append(f"| {name} | {fmt(values)} | {n_equal(values, published)}/4 |")
         record[name] = values
     # PT-M2's evaluate.py reads `<reference>.m2` for its ERRANT bases: the official CoNLL-2014 M2, not ERRANT edits.
-    official = [[bench._m2_file_edits(b, a) for a in b.annotators]
+    official = [bench.m2_reference_edits(b)
                 for b in read_m2(Path(data_dir) / "CoNLL-2014" / "PT-M2" / "data" / "reference.m2")]
     scores = {s: bench.sentence_errant_from_edits([bench._m2_file_edits(b, 0) for b in
                                                   read_m2(folder / f"conll14-{s}.errant")], official)

@@ -855,6 +855,11 @@ def _m2_file_edits(block, annotator: int) -> list[tuple[int, int, str]]:
             if not e.is_noop and e.type != "UNK"]
 
 
+def m2_reference_edits(block) -> list[list[tuple[int, int, str]]]:
+    """(start, end, correction) edits of each annotator of an M2 block, in annotator order."""
+    return [_m2_file_edits(block, a) for a in block.annotators]
+
+
 def sentence_errant_from_edits(hyps: Sequence[Sequence[tuple]], refs: Sequence[Sequence[Sequence[tuple]]],
                                beta: float = 0.5) -> float:
     """Mean sentence F_β with PT-M2's `errant_score.py` rules, from (start, end, correction) edit tuples.
@@ -897,7 +902,7 @@ def cleme_m2_file_scores(data_dir: str, row: Row, ref_m2: Path | None = None) ->
         return {s: cleme_score(hyp_m2=folder / f"conll14-{s}.errant", ref_m2=ref_m2, **settings)["score"]
                 for s in GJG15_SYSTEMS}
     ref_blocks = read_m2(ref_m2)
-    refs = [[_m2_file_edits(b, a) for a in b.annotators] for b in ref_blocks]
+    refs = [m2_reference_edits(b) for b in ref_blocks]
     out = {}
     for system in GJG15_SYSTEMS:
         hyps = [_m2_file_edits(b, 0) for b in read_m2(folder / f"conll14-{system}.errant")]
