@@ -192,8 +192,8 @@ def test_errant_2_3_3_extraction_checks_its_input_before_building_anything(legac
 
 @pytest.mark.slow
 def test_errant_2_3_3_switch_from_scratch(bench, legacy, shared_data, tmp_path, monkeypatch):
-    """The pinned ERRANT 2.3.3 environment gives CLEME's CoNLL-2014 reference edit count, and its switch
-    reproduces published SN-8GEC ERRANT / SentERRANT cells."""
+    """The pinned ERRANT 2.3.3 environment gives CLEME's CoNLL-2014 reference edit count, and its switches
+    reproduce published SN-8GEC, CoNLL-2014 and SEEDA ERRANT / SentERRANT cells."""
     from gecscore.common.m2io import read_m2
     from gecscore.meta_eval import ScoreCache
     from gecscore.meta_eval.data import conll_references, read_conll_m2
@@ -208,10 +208,58 @@ def test_errant_2_3_3_switch_from_scratch(bench, legacy, shared_data, tmp_path, 
     assert same >= 0.99 * len(shipped)
 
     ev = bench.Evaluator(str(shared_data), ScoreCache(tmp_path / "cache"))
-    chosen = [replace(r, switches=("errant-2.3.3",)) for r in bench.rows()
-              if "errant-2.3.3" in r.switches and r.metric in ("errant", "senterrant")]
+    legacy_switches = ("errant-2.3.3", "errant-2.3.3+refs=official-pt-m2")
+    chosen = [replace(r, switches=tuple(s for s in r.switches if s in legacy_switches)) for r in bench.rows()
+              if set(r.switches) & set(legacy_switches) and r.metric in ("errant", "senterrant")]
     cells = bench.cells_from_rows(bench.evaluate_rows(chosen, ev))
     for cell in cells:
         if cell["status"] == "switch":
             assert bench.same_3dp(cell["published"], cell["switch_value"])
     assert sum(c["status"] == "switch" for c in cells) >= 5
+
+
+def test_seeda_pie_output_is_the_blob_lm_critic_shipped_before_the_fix(shared_data):
+    """`seeda-lm-critic=pie` rests on tmu-nlp/SEEDA's history: before commit 082e663 `outputs/subset/LM-Critic.txt`
+    and `PIE.txt` were one git blob, 5330d68… at 870b1b9, which is today's PIE.txt; today's LM-Critic.txt differs."""
+    import hashlib
+
+    def blob(path: Path) -> str:
+        data = path.read_bytes()
+        return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
+
+    subset = shared_data / "SEEDA" / "outputs" / "subset"
+    assert blob(subset / "PIE.txt") == "5330d6813efe14f6c2ab1fbe0ac2d9e2e41708f6"
+    assert blob(subset / "LM-Critic.txt") != blob(subset / "PIE.txt")
+
+
+def test_seeda_lm_critic_switch_takes_pie_score_and_refuses_aggregated_rows(bench):
+    Row = bench.Row
+
+    class Ev:
+        def result(self, row):
+            return type("R", (), {"metric_scores": {"PIE": 0.5, "LM-Critic": 0.1, "T5": 0.7}})()
+
+        def external(self, name, row, scores):
+            return scores()
+
+    row = Row("P", "T", "m2", "seeda", "official", "base", "default", "ts_sent", (None, None))
+    assert bench.SWITCHES[bench.SEEDA_LM_CRITIC].compute(row, Ev()) == {"PIE": 0.5, "LM-Critic": 0.5, "T5": 0.7}
+    with pytest.raises(ValueError, match="default aggregation"):
+        bench.SWITCHES[bench.SEEDA_LM_CRITIC].compute(replace(row, aggregation="trueskill"), Ev())
+
+
+@pytest.mark.slow
+def test_seeda_and_table5_switches_reproduce_their_cells_from_scratch(bench, shared_data, tmp_path):
+    """CLEME2.0 Table 2 (SEEDA) M² and CLEME rows with `seeda-lm-critic=pie`, and Table 5 with the one-hot α
+    ablation, recomputed from an empty cache: every cell these switches claim equals the printed value."""
+    from gecscore.meta_eval import ScoreCache
+
+    ev = bench.Evaluator(str(shared_data), ScoreCache(tmp_path / "cache"))
+    rows = [replace(r, switches=(bench.SEEDA_LM_CRITIC,)) for r in bench.rows()
+            if r.table == "Table 2" and r.paper.startswith("CLEME2.0") and (r.label or r.metric == "m2")]
+    cells = bench.cells_from_rows(bench.evaluate_rows(rows, ev))
+    assert sum(c["status"] in ("equal", "switch") for c in cells) == 36
+    listings = [replace(item, switches=("alpha=one-hot+cleme-errant-m2",)) for item in bench.listings()
+                if item.table == "Table 5"]
+    cells = bench.cells_from_listings(bench.evaluate_listings(listings, ev))
+    assert sum(c["status"] in ("equal", "switch") for c in cells) == 39

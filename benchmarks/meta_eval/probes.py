@@ -53,12 +53,12 @@ def errant_gold(sources, references):
     return gold_from_references(sources, references)[0]
 
 
-def correlations(metric_scores: dict[str, float], data, humans=GJG) -> tuple[float, ...]:
+def correlations(metric_scores: dict[str, float], data, humans=GJG, system_set: str = "all") -> tuple[float, ...]:
     from gecscore.meta_eval.correlate import correlate_systems
 
     out: list[float] = []
     for human in humans:
-        corr = correlate_systems(metric_scores, data.human[human], data.system_set("all"))
+        corr = correlate_systems(metric_scores, data.human[human], data.system_set(system_set))
         out += [corr.pearson, corr.spearman]
     return tuple(out)
 
@@ -227,8 +227,44 @@ def seeda_cleme(data_dir: str, cache) -> tuple[list[str], dict]:
             record[f"{name} {label}"] = values
             print(f"SEEDA probe {name} {label}: {time.time() - started:.0f}s", file=sys.stderr, flush=True)
         lines.append(f"| {name} | " + " | ".join(cells) + f" | {equal} |")
+    base = datasets[("official-pt-m2", "subset")]
+    changed = load_dataset("seeda", data_dir, references="official-pt-m2", exclude_unchanged=True)
+    legacy = seeda_legacy_scores(data_dir, cache, base)
+    variants = (
+        ("unchanged references excluded (♣, as CLEME2.0 does on E-/NE-Minimal)",
+         lambda label, metric, options: meta_evaluate(get_metric(metric, **options), changed, system_set="base",
+                                                      cache=cache).metric_scores),
+        ("CLEME's 2025 code (`release=2025`; CLEME2.0 has one code generation, so its rows repeat the base)",
+         lambda label, metric, options: meta_evaluate(
+             get_metric(metric, **{**options, **({"release": "2025"} if metric == "cleme" else {})}), base,
+             system_set="base", cache=cache).metric_scores),
+        ("ERRANT 2.3.3 edits of the references and the systems (`legacy_errant.py`)",
+         lambda label, metric, options: legacy[label]),
+    )
+    for name, scores_of in variants:
+        cells, equal = [], 0
+        for label, published in bench.CLEME_T2_ROWS.items():
+            metric, options = bench.CLEME_VARIANTS[label]
+            values = correlations(scores_of(label, metric, options), base, ("ts_sent", "ts_edit"), "base")
+            equal += n_equal(values, published)
+            cells.append(fmt(values))
+            record[f"{name} {label}"] = values
+        lines.append(f"| {name} | " + " | ".join(cells) + f" | {equal} |")
     lines += ["", "Published: " + "; ".join(f"{k} {fmt(v)}" for k, v in bench.CLEME_T2_ROWS.items()), ""]
     return lines, record
+
+
+def seeda_legacy_scores(data_dir: str, cache, data) -> dict[str, dict[str, float]]:
+    """Each CLEME row's Base system scores from ERRANT 2.3.3's M2 files of PT-M2's references and of the systems."""
+    ev = bench.Evaluator(data_dir, cache)
+    row = bench.Row("", "", "errant", "seeda", "official-pt-m2", "base", "default", "ts_sent", (None, None))
+    ref_m2 = bench.legacy_reference_m2(ev, row)
+    hyp_m2 = {s: bench.legacy_system_m2(ev, s, data) for s in data.system_set("base")}
+    out = {}
+    for label in bench.CLEME_T2_ROWS:
+        metric, options = bench.CLEME_VARIANTS[label]
+        out[label] = bench.m2_file_scores(replace(row, metric=metric, options=options, label=label), hyp_m2, ref_m2)
+    return out
 
 
 def senterrant_conll(data_dir: str) -> tuple[list[str], dict]:

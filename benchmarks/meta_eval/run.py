@@ -31,6 +31,7 @@ from typing import Callable, Iterable, Sequence
 # --------------------------------------------------------------------------------------------- published rows
 
 UOT = ("UOT-ERRANT (TACL 2026)", "Table 1")
+UOT_JA = ("UOT-ERRANT, Japanese version", "Table 1")
 PTM2 = ("PT-M2 (EMNLP 2022)", "Table 5")
 CLEME_T1 = ("CLEME2.0 (ACL 2025)", "Table 1")
 CLEME_T2 = ("CLEME2.0 (ACL 2025)", "Table 2")
@@ -196,6 +197,14 @@ def rows() -> list[Row]:
                        switches=UOT_CLEME_SWITCHES + empty))
     out.append(Row(*UOT, "cleme-length", "gmeg", None, "all", "trueskill", "score", UOT_CLEME[-1], label="CLEME",
                    switches=UOT_CLEME_SWITCHES))
+    # The Japanese version of the paper prints the same ERRANT and CLEME cells for Official, E-Fluency and NE-Fluency
+    # (its "10 Refs" column is BN-10GEC, not on disk).
+    for refs, system_set, errant_pub, cleme_pub in zip(UOT_REFSETS, UOT_SYSTEM_SETS, UOT_ERRANT, UOT_CLEME):
+        if refs in ("official", "e-fluency", "ne-fluency"):
+            out.append(Row(*UOT_JA, "errant", "seeda", refs, system_set, "trueskill", "ts_edit", errant_pub))
+            empty = ("empty-prediction=source",) if system_set == "+fluency" else ()
+            out.append(Row(*UOT_JA, "cleme-length", "seeda", refs, system_set, "trueskill", "ts_edit", cleme_pub,
+                           label="CLEME", switches=UOT_CLEME_SWITCHES + empty))
 
     # PT-M2 Table 5: GJG15, 13 systems, Chollampatt & Ng's human files; M² from the official M2, ERRANT from PT-M2's
     # raw references (official-pt-m2).
@@ -206,7 +215,7 @@ def rows() -> list[Row]:
         refs = "official-pt-m2" if "errant" in metric else "official"
         for human, pub in (("ew_nusnlp", ew), ("ts_nusnlp", ts)):
             out.append(Row(*PTM2, metric, "gjg15", refs, "all", "default", human, pub,
-                           switches=("cleme-errant-m2",) if "errant" in metric else (),
+                           switches=("cleme-errant-m2", "errant-2.3.3") if "errant" in metric else (),
                            tried="senterrant-conll" if metric == "senterrant" else "errant-conll"))
 
     # CLEME2.0 Table 1 (GJG15). Sentence-level metrics marked * there exclude unchanged references on E-Minimal and
@@ -218,7 +227,7 @@ def rows() -> list[Row]:
             for human, pub in (("ew_nusnlp", ew), ("ts_nusnlp", ts)):
                 switches: tuple[str, ...] = ()
                 if refs == "official" and "errant" in metric:
-                    switches, tried = ("cleme-errant-m2",), f"{metric}-conll"
+                    switches, tried = ("cleme-errant-m2", "errant-2.3.3"), f"{metric}-conll"
                 elif refs == "official":
                     switches, tried = (), ""
                 elif metric == "m2" and refs == "bn-10gec":
@@ -247,8 +256,9 @@ def rows() -> list[Row]:
         ("sentm2", (0.802, 0.692), (0.887, 0.846)), ("senterrant", (0.758, 0.643), (0.860, 0.825)),
     ):
         for human, pub in (("ts_sent", s), ("ts_edit", e)):
+            legacy = ("errant-2.3.3+refs=official-pt-m2",) if "errant" in metric else ()
             out.append(Row(*CLEME_T2, metric, "seeda", "official", "base", "default", human, pub,
-                           switches=("refs=official-pt-m2",), tried="seeda-classic"))
+                           switches=("refs=official-pt-m2", SEEDA_LM_CRITIC) + legacy, tried="seeda-classic"))
 
     # CLEME / CLEME2.0 variants (no model weights) of Tables 1, 8, 10 (GJG15) and 2 (SEEDA). CoNLL-2014 "Official" is
     # CLEME's `conll14.errant`, i.e. PT-M2's references (official-pt-m2).
@@ -285,7 +295,7 @@ def rows() -> list[Row]:
                           tried="cleme-conll")
     for label, values in CLEME_T2_ROWS.items():
         out += cleme_rows(CLEME_T2, label, "seeda", "official", values, ("ts_sent", "ts_edit"), "base",
-                          switches=SEEDA_CLEME_SWITCHES, tried="seeda-cleme")
+                          switches=(SEEDA_LM_CRITIC,) + SEEDA_CLEME_SWITCHES, tried="seeda-cleme")
 
     # IMPARA-GED Table 2: SEEDA Base, gec-metrics' defaults (Official references), TrueSkill aggregation; its only
     # model-free row covered is ERRANT (GREEN and GLEU are not metrics of this library).
@@ -426,7 +436,8 @@ def listings() -> list[Listing]:
         label = ("CLEME2.0" if level == "corpus" else "SentCLEME2.0") + f"-dep-{row}"
         out.append(Listing(*CLEME_T5, label, CORR_COLUMNS, CORR_STATS, tuple(values.split()), "heuo-correlation",
                            f"{HEUO_CONFIG}, 1 − x for Wrong/Under/Over", {"level": level, "field": T12_FIELDS[row]},
-                           switches=("alpha=0.50/0.40/0.05/0.05+1-x",) + (("indicator=x",) if row != "Hit" else ()),
+                           switches=("alpha=one-hot+cleme-errant-m2", "alpha=0.50/0.40/0.05/0.05+1-x")
+                           + (("indicator=x",) if row != "Hit" else ()),
                            tried="heuo-correlation"))
     for (label, assumption, level), values in T11_ROWS.items():
         out.append(Listing(*CLEME_T11, label, CORR_COLUMNS, CORR_STATS, tuple(values.split()), "alpha-grid",
@@ -508,6 +519,24 @@ def _heuo_correlation(sign: Callable[[str], bool], alpha: tuple[float, ...] | No
         raw = {s: ev.disentangled(s, "dependent", level, alpha or _alpha(level))[name] for s in GJG15_SYSTEMS}
         return correlation_cells({s: 1 - v if sign(name) else v for s, v in raw.items()}, ev)
     return compute
+
+
+ONE_HOT = {"hit": (1.0, 0.0, 0.0, 0.0), "err": (0.0, 1.0, 0.0, 0.0), "und": (0.0, 0.0, 1.0, 0.0),
+           "ove": (0.0, 0.0, 0.0, 1.0)}
+
+
+def _heuo_ablation(item: Listing, ev: Evaluator) -> list:
+    """CLEME2.0 Table 5 as an ablation: each row's indicator alone (one-hot α, so the reference choice follows that
+    indicator), CLEME's M2-file counts; the Avg. is the mean of the four cells as printed (3 decimals, half up)."""
+    from decimal import ROUND_HALF_UP, Decimal
+
+    from gecscore.meta_eval.data import GJG15_SYSTEMS
+
+    level, name = item.args["level"], item.args["field"]
+    raw = {s: ev.disentangled(s, "dependent", level, ONE_HOT[name], "m2")[name] for s in GJG15_SYSTEMS}
+    values = correlation_cells({s: v if name == "hit" else 1 - v for s, v in raw.items()}, ev)[:4]
+    printed = [Decimal(repr(v)).quantize(Decimal("0.001"), ROUND_HALF_UP) for v in values]
+    return values + [float((sum(printed) / 4).quantize(Decimal("0.001"), ROUND_HALF_UP))]
 
 
 def grid_average(per_system: dict[str, Sequence[float]], human: dict[str, float], systems: Sequence[str]
@@ -597,8 +626,28 @@ def _cleme_errant_m2(row: Row, ev: Evaluator) -> tuple[float | None, float | Non
 
 
 def _legacy_errant(row: Row, ev: Evaluator) -> tuple[float | None, float | None] | None:
-    return ev.external("errant-2.3.3", row,
-                       lambda: cleme_m2_file_scores(ev.data_dir, row, ref_m2=legacy_reference_m2(ev, row)))
+    def scores() -> dict[str, float]:
+        ref_m2 = legacy_reference_m2(ev, row)
+        if row.dataset == "gjg15":
+            return cleme_m2_file_scores(ev.data_dir, row, ref_m2=ref_m2)
+        # No M2 files of the systems ship for SEEDA: ERRANT 2.3.3 extracts their edits too.
+        data = ev.dataset(row)
+        systems = data.system_set(row.system_set)
+        return m2_file_scores(row, {s: legacy_system_m2(ev, s, data) for s in systems}, ref_m2)
+
+    return ev.external("errant-2.3.3", row, scores)
+
+
+def _seeda_lm_critic_as_pie(row: Row, ev: Evaluator) -> tuple[float | None, float | None] | None:
+    if row.dataset != "seeda" or row.aggregation != "default":
+        raise ValueError(f"{SEEDA_LM_CRITIC} applies to SEEDA rows with per-system scores (default aggregation)")
+
+    def scores() -> dict[str, float]:
+        out = dict(ev.result(row).metric_scores)
+        out["LM-Critic"] = out["PIE"]
+        return out
+
+    return ev.external(SEEDA_LM_CRITIC, row, scores)
 
 
 def _sn8gec_published(row: Row, ev: Evaluator) -> tuple[float | None, float | None] | None:
@@ -621,6 +670,7 @@ def _lattice_gold_switch(row: Row, ev: Evaluator) -> tuple[float | None, float |
 
 
 SEEDA_CLEME_SWITCHES = ("refs=official", "aggregation=trueskill")
+SEEDA_LM_CRITIC = "seeda-lm-critic=pie"
 UOT_CLEME_SWITCHES = ("cleme-fn=published",)
 
 SWITCHES: dict[str, Switch] = {s.name: s for s in (
@@ -632,12 +682,18 @@ SWITCHES: dict[str, Switch] = {s.name: s for s in (
            "(`sentence_errant_from_edits`), `gecscore.cleme2.metric.cleme_score(hyp_m2=, ref_m2=)` for CLEME.",
            _cleme_errant_m2),
     Switch("errant-2.3.3",
-           "SN-8GEC rows: reference edits made by ERRANT 2.3.3, the version CLEME states it used, in its own spaCy 2 "
-           "environment (`legacy_errant.py`: spaCy 2.3.9, `en_core_web_sm` 2.2.5, ERRANT's `errant_parallel`), and "
-           "the 13 systems' edits from CLEME's `conll14-<SYS>.errant`, scored as in `cleme-errant-m2`, instead of "
-           "our errant 3.0.2 edits of both. The model CLEME used (spaCy 2.3's `en_core_web_sm`) is not on PyPI: on "
+           "GJG15 rows (SN-8GEC and CoNLL-2014 reference sets): reference edits made by ERRANT 2.3.3, the version "
+           "CLEME states it used, in its own spaCy 2 environment (`legacy_errant.py`: spaCy 2.3.9, `en_core_web_sm` "
+           "2.2.5, ERRANT's `errant_parallel`; on CoNLL-2014 from PT-M2's references), and the 13 systems' edits "
+           "from CLEME's `conll14-<SYS>.errant`, scored as in `cleme-errant-m2`, instead of our errant 3.0.2 edits "
+           "of both. The model CLEME used (spaCy 2.3's `en_core_web_sm`) is not on PyPI: on "
            "CoNLL-2014 this setup gives CLEME's 5937 reference edits with 11 of 1312 sentences' spans differing.",
            _legacy_errant),
+    Switch("errant-2.3.3+refs=official-pt-m2",
+           "SEEDA rows: `errant-2.3.3` with PT-M2's references (`refs=official-pt-m2`, the references of CLEME's "
+           "CoNLL-2014 `conll14.errant`); ERRANT 2.3.3 extracts the systems' edits as well, as no M2 files of the "
+           "SEEDA systems ship.",
+           lambda row, ev: _legacy_errant(replace(row, references="official-pt-m2"), ev)),
     Switch("errant-2.3.3+transposed",
            "`errant-2.3.3`, with the printed EW ρ and TS r cells exchanged (EW ρ printed = our TS r, TS r printed = "
            "our EW ρ), the exchange `cleme-release-2025+transposed` shows in the same table.",
@@ -673,6 +729,13 @@ SWITCHES: dict[str, Switch] = {s.name: s for s in (
            "`robust=True` rule) instead of as the deletion of every source token. On SEEDA this changes one "
            "sentence: REF-F's line 21 (+Fluency).",
            _row_variant({"robust": True})),
+    Switch(SEEDA_LM_CRITIC,
+           "SEEDA's LM-Critic output as tmu-nlp/SEEDA shipped it before commit 082e663 (2024-12-14): "
+           "`outputs/subset/LM-Critic.txt` was then a byte copy of `PIE.txt` (git blob 5fa7b54 for both at 4663ab6, "
+           "5330d68 for both at 870b1b9; 5330d68 is today's `PIE.txt`, which `test_meta_cells` checks). LM-Critic "
+           "is scored with PIE's output: system scores of these rows depend on a system's own output only, so its "
+           "score is PIE's.",
+           _seeda_lm_critic_as_pie),
     Switch("refs=official-pt-m2",
            "PT-M2's/CLEME's raw CoNLL-2014 references (REF1 = annotator 0's correction in the 88 collapsed "
            "sentences, 22 of them in the SEEDA subset) instead of gec-metrics' (REF1 = source there).",
@@ -701,6 +764,12 @@ SWITCHES: dict[str, Switch] = {s.name: s for s in (
            "CoNLL-2014 (the edits of switch `cleme-errant-m2`: `conll14.errant`, `conll14-<SYS>.errant`) instead of "
            "our errant 3.0.2 edits of PT-M2's references (`gecscore.meta_eval.heuo.reference_counts_m2`).",
            _heuo_table(TABLE12_ALPHA, edits="m2")),
+    Switch("alpha=one-hot+cleme-errant-m2",
+           "CLEME2.0 Table 5 as the ablation §5.2 describes: each row's indicator alone, i.e. α = (1, 0, 0, 0) for "
+           "Hit, (0, 1, 0, 0) Wrong, (0, 0, 1, 0) Under, (0, 0, 0, 1) Over, so CLEME's reference choice follows that "
+           "indicator; chunk counts from CLEME's CoNLL-2014 ERRANT M2 files (`heuo.reference_counts_m2`), 1 − x for "
+           "Wrong / Under / Over; the Avg. is the mean of the four cells as printed (3 decimals, rounded half up).",
+           _heuo_ablation),
     Switch("alpha=0.50/0.40/0.05/0.05+1-x",
            "`alpha=0.50/0.40/0.05/0.05` for CLEME2.0 Table 5 (1 − x for Wrong / Under / Over, as the base).",
            _heuo_correlation(lambda name: name != "hit", TABLE12_ALPHA)),
@@ -719,14 +788,17 @@ SWITCHES: dict[str, Switch] = {s.name: s for s in (
 TRIED = {
     "errant-conll": (
         "our errant 3.0.2 + spaCy 3.8 `en_core_web_sm` 3.8.0 edits on PT-M2's raw references (shown) and CLEME's "
-        "ERRANT M2 files (switch `cleme-errant-m2`, value above). Our reference edits number 5956, the file's (and "
-        "CLEME2.0 Table 7's) 5937 (probes.md §2)."
+        "ERRANT M2 files (switch `cleme-errant-m2`, value above), and ERRANT 2.3.3's edits of PT-M2's references "
+        "with the files' system edits (switch `errant-2.3.3`, which gives all four cells). Our reference edits "
+        "number 5956, the file's (and CLEME2.0 Table 7's) 5937 (probes.md §2)."
     ),
     "senterrant-conll": (
         "PT-M2 `errant_score.py` sentence rules (best reference by F, then TP, then fewer proposed + β²·gold; "
         "P, R = "
         "1 on empty denominators) on our edits (shown) and on CLEME's ERRANT M2 files (switch value above); "
-        "gec-metrics' sentence F on the M2 files (same values); the M2-file system scores rounded to 4, 3 or 2 "
+        "gec-metrics' sentence F on the M2 files (same values); ERRANT 2.3.3's edits of PT-M2's references with "
+        "the M2 files' system edits (switch `errant-2.3.3`, value above; it gives EW r .870 and the TS ρ of the "
+        "official M2, .731); the M2-file system scores rounded to 4, 3 or 2 "
         "decimals before correlating (probes.md §4: at most 1 of the 4 cells, EW r at 3 decimals); the M2 files' "
         "system edits against the official CoNLL-2014 M2 (what PT-M2's `evaluate.py` reads as `<reference>.m2`; "
         "probes.md §4)."
@@ -769,15 +841,17 @@ TRIED = {
     ),
     "seeda-classic": (
         "gec-metrics references (shown) and PT-M2's (switch value above) on the 391-sentence subset, Base, default "
-        "aggregation; the SEEDA README's full-test-set system scores correlated on Base (M² .639/.510, .740/.769; "
-        "ERRANT .542/.329, .675/.629; SentERRANT .782/.720, .858/.923) and on +Fluency, +INPUT, all (further off)."
+        "aggregation; ERRANT 2.3.3's edits of PT-M2's references and of the systems (switch "
+        "`errant-2.3.3+refs=official-pt-m2`, value above: it gives the printed ERRANT ρ, not r); the SEEDA README's "
+        "full-test-set system scores correlated on Base (M² .639/.510, .740/.769; ERRANT .542/.329, .675/.629; "
+        "SentERRANT .782/.720, .858/.923) and on +Fluency, +INPUT, all (further off)."
     ),
     "seeda-cleme": (
-        "PT-M2 references (shown), gec-metrics' references and TrueSkill aggregation (switch values above); in "
-        "probes.md §3, each for all 8 rows: Expected Wins human scores, expected_wins aggregation, system sets "
-        "+INPUT / +Fluency / all, the full 1312-sentence test set, SN-8GEC E-Minimal (annotator B) and NE-Minimal "
-        "references: none reproduces any of the 32 cells. Averaging over CLEME2.0's six reference sets cannot be "
-        "tried (BN-10GEC is not on disk)."
+        "PT-M2 references (shown), gec-metrics' references and TrueSkill aggregation (switch values above). Before "
+        "`seeda-lm-critic=pie` was found, probes.md §3 tried for all 8 rows: Expected Wins human scores, "
+        "expected_wins aggregation, system sets +INPUT / +Fluency / all, the full 1312-sentence test set, SN-8GEC "
+        "E-Minimal (annotator B) and NE-Minimal references, unchanged references excluded, CLEME's 2025 code, "
+        "ERRANT 2.3.3's edits of the references and the systems: none reproduces a cell the base does not."
     ),
     "heuo-table": (
         "per-sentence CLEME chunk counts from our errant 3.0.2 edits on PT-M2's references, reference choice and "
@@ -792,17 +866,13 @@ TRIED = {
     ),
     "heuo-correlation": (
         "CLEME2.0-dep indicators correlated with Chollampatt & Ng's EW / TS: 1 − x for Wrong / Under / Over under "
-        "the paper's α (shown), x itself (switch `indicator=x`) and 1 − x under α = (0.50, 0.40, 0.05, 0.05) "
-        "(switch value above; it makes the corpus Over row positive: .119 / .231 / .061 / .236). Also computed, "
-        "none reproducing a row: the same with CLEME's ERRANT M2 files (the counts that reproduce Table 12; same "
-        "values as ours to ±.002); the printed Table 12 values themselves correlated (corpus Hit .610 / .632 / .683 "
-        "/ .676, Over .119 / .231 / .061 / .236: they give our switch values, not Table 5's); the independent "
-        "assumption (corpus Hit .601 / .593 / .673 / .648, 3 of 4); GJG15 Table 3's EW / TS scores; the 12 systems "
-        "without INPUT; and every α of the 0.05 grid with α_i ≥ 0 (`heuo.indicator_grid`): at most 11 of the 16 "
-        "corpus cells (e.g. α = (0.10, 0.35, 0.05, 0.50) gives the whole Over row and every ρ, but Hit r .596, "
-        "Wrong r −.414 / −.498, Under r .509 / .591) and 8 of the 16 sentence cells, so no α reproduces a level. "
-        "The printed corpus Over Avg. (.253) is not the mean of its four printed cells (.184); every other printed "
-        "Avg. is."
+        "the paper's α (shown), x itself (switch `indicator=x`), 1 − x under the Table 12 α (0.50, 0.40, 0.05, "
+        "0.05), and the one-hot ablation (switch `alpha=one-hot+cleme-errant-m2`: all 32 printed correlations, 7 of "
+        "the 8 Avg.); switch values above. The printed corpus Over Avg. (.253) is not the mean of its row's four "
+        "printed cells (.184, which the ablation gives); every other printed Avg. is the mean of its row's printed "
+        "cells. Before the ablation was found, a shared α for all rows was tried: every α of the 0.05 grid with "
+        "α_i ≥ 0 (`heuo.indicator_grid`), with our and CLEME's M2-file counts, both assumptions, GJG15 Table 3's "
+        "human scores and the 12 systems without INPUT; none reproduces a level."
     ),
     "alpha-grid": (
         "the 969 α of the 0.05 grid with 0 < α_i < 1 (shown) and the 1771 α with α_i ≥ 0 (switch value above), "
@@ -888,24 +958,29 @@ def sentence_errant_from_edits(hyps: Sequence[Sequence[tuple]], refs: Sequence[S
 def cleme_m2_file_scores(data_dir: str, row: Row, ref_m2: Path | None = None) -> dict[str, float]:
     """System scores of one GJG15 row from CLEME's CoNLL-2014 ERRANT M2 files (switch `cleme-errant-m2`): the 13
     systems' `conll14-<SYS>.errant` against `ref_m2` (default CLEME's `conll14.errant`)."""
-    from gecscore.common.edits import Edit
-    from gecscore.common.errant_scoring import FScore, errant_counts
-    from gecscore.common.m2io import read_m2
     from gecscore.meta_eval.data import GJG15_SYSTEMS
 
     folder = Path(data_dir) / "CoNLL-2014" / "CLEME" / "demo" / "examples"
-    ref_m2 = ref_m2 or folder / "conll14.errant"
+    return m2_file_scores(row, {s: folder / f"conll14-{s}.errant" for s in GJG15_SYSTEMS},
+                          ref_m2 or folder / "conll14.errant")
+
+
+def m2_file_scores(row: Row, hyp_m2: dict[str, Path], ref_m2: Path) -> dict[str, float]:
+    """System scores of one row from M2 files: each system's edits (`hyp_m2[system]`, annotator 0) against the
+    reference edits of `ref_m2`, scored by our own code (see `cleme-errant-m2`)."""
+    from gecscore.common.edits import Edit
+    from gecscore.common.errant_scoring import FScore, errant_counts
+    from gecscore.common.m2io import read_m2
+
     if row.label:  # a CLEME variant
         from gecscore.cleme2.metric import cleme_score
 
         settings = {"variant": row.metric, "level": "corpus", **row.options}
-        return {s: cleme_score(hyp_m2=folder / f"conll14-{s}.errant", ref_m2=ref_m2, **settings)["score"]
-                for s in GJG15_SYSTEMS}
-    ref_blocks = read_m2(ref_m2)
-    refs = [m2_reference_edits(b) for b in ref_blocks]
+        return {s: cleme_score(hyp_m2=path, ref_m2=ref_m2, **settings)["score"] for s, path in hyp_m2.items()}
+    refs = [m2_reference_edits(b) for b in read_m2(ref_m2)]
     out = {}
-    for system in GJG15_SYSTEMS:
-        hyps = [_m2_file_edits(b, 0) for b in read_m2(folder / f"conll14-{system}.errant")]
+    for system, path in hyp_m2.items():
+        hyps = [_m2_file_edits(b, 0) for b in read_m2(path)]
         if row.metric == "senterrant":
             out[system] = sentence_errant_from_edits(hyps, refs)
         elif row.metric == "errant":
@@ -926,26 +1001,39 @@ def legacy_reference_m2(ev: "Evaluator", row: Row) -> Path:
     with `exclude_unchanged`, only the references that change the source (CLEME2.0's ♣)."""
     from gecscore.common.m2io import format_m2, read_m2
 
-    here = str(Path(__file__).resolve().parent)
-    if here not in sys.path:
-        sys.path.insert(0, here)
-    import legacy_errant
-
+    legacy_errant = _legacy_errant_module()
     data = ev.dataset(replace(row, exclude_unchanged=False))
     counts = {len(refs) for refs in data.references}
     if len(counts) != 1:
         raise ValueError(f"{row.references}: every sentence needs the same number of references for errant_parallel")
     reference_major = [[refs[k] for refs in data.references] for k in range(counts.pop())]
-    from gecscore.meta_eval import default_cache_dir
-
-    cache_dir = (ev.cache.directory if ev.cache is not None else default_cache_dir()) / "legacy-errant"
-    path = legacy_errant.extract_m2(data.sources, reference_major, cache_dir)
+    path = legacy_errant.extract_m2(data.sources, reference_major, _legacy_cache_dir(ev))
     if not row.exclude_unchanged:
         return path
     changed = path.with_suffix(".changed.m2")
     if not changed.is_file():
         changed.write_text(format_m2(legacy_errant.changed_only(read_m2(path))), encoding="utf-8")
     return changed
+
+
+def legacy_system_m2(ev: "Evaluator", system: str, data) -> Path:
+    """ERRANT 2.3.3's M2 of one system's output in `data` (one annotator), kept beside the score cache."""
+    return _legacy_errant_module().extract_m2(data.sources, [data.hypotheses[system]], _legacy_cache_dir(ev))
+
+
+def _legacy_errant_module():
+    here = str(Path(__file__).resolve().parent)
+    if here not in sys.path:
+        sys.path.insert(0, here)
+    import legacy_errant
+
+    return legacy_errant
+
+
+def _legacy_cache_dir(ev: "Evaluator") -> Path:
+    from gecscore.meta_eval import default_cache_dir
+
+    return (ev.cache.directory if ev.cache is not None else default_cache_dir()) / "legacy-errant"
 
 
 # --------------------------------------------------------------------------------------------- evaluation
