@@ -1365,7 +1365,8 @@ our errant 3.0.2 edits on PT-M2's references, computed once per system and reuse
 factors. PT-M2 Table 6's Δ: Σ over ranks of |metric rank − EW rank|.
 UOT-ERRANT Table 1's CLEME row: CLEME (v1) independent with the sentence scorer and UOT-ERRANT's length weights
 (TP α=10 [2.5, 10], FP α=10 [0.25, 1], FN α=2 [0.75, 1.25]; `gecscore.meta_eval.cleme_length`), TrueSkill
-aggregation, like its ERRANT row. IMPARA-GED Table 2 (ERRANT only): SEEDA Base, Official, TrueSkill aggregation.
+aggregation, like its ERRANT row; the paper's Japanese version prints the same ERRANT and CLEME cells (Official,
+E-Fluency, NE-Fluency). IMPARA-GED Table 2 (ERRANT only): SEEDA Base, Official, TrueSkill aggregation.
 Not covered: BN-10GEC columns other than M² (data not on disk), model-based rows (UOT-ERRANT, PT-M², PT-ERRANT,
 CLEME2.0-sim, IMPARA, SOME, ...), GLEU/GoToScorer/Scribendi (not metrics of this library).
 """
