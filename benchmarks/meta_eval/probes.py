@@ -229,7 +229,7 @@ def seeda_cleme(data_dir: str, cache) -> tuple[list[str], dict]:
         lines.append(f"| {name} | " + " | ".join(cells) + f" | {equal} |")
     base = datasets[("official-pt-m2", "subset")]
     changed = load_dataset("seeda", data_dir, references="official-pt-m2", exclude_unchanged=True)
-    legacy = seeda_legacy_scores(data_dir, cache, base)
+    legacy = seeda_legacy_scores(data_dir, cache)
     variants = (
         ("unchanged references excluded (♣, as CLEME2.0 does on E-/NE-Minimal)",
          lambda label, metric, options: meta_evaluate(get_metric(metric, **options), changed, system_set="base",
@@ -254,16 +254,15 @@ def seeda_cleme(data_dir: str, cache) -> tuple[list[str], dict]:
     return lines, record
 
 
-def seeda_legacy_scores(data_dir: str, cache, data) -> dict[str, dict[str, float]]:
+def seeda_legacy_scores(data_dir: str, cache) -> dict[str, dict[str, float]]:
     """Each CLEME row's Base system scores from ERRANT 2.3.3's M2 files of PT-M2's references and of the systems."""
     ev = bench.Evaluator(data_dir, cache)
-    row = bench.Row("", "", "errant", "seeda", "official-pt-m2", "base", "default", "ts_sent", (None, None))
-    ref_m2 = bench.legacy_reference_m2(ev, row)
-    hyp_m2 = {s: bench.legacy_system_m2(ev, s, data) for s in data.system_set("base")}
     out = {}
     for label in bench.CLEME_T2_ROWS:
         metric, options = bench.CLEME_VARIANTS[label]
-        out[label] = bench.m2_file_scores(replace(row, metric=metric, options=options, label=label), hyp_m2, ref_m2)
+        row = bench.Row("", "", metric, "seeda", "official-pt-m2", "base", "default", "ts_sent", (None, None),
+                        options=options, label=label)
+        out[label] = bench.legacy_errant_scores(ev, row)
     return out
 
 

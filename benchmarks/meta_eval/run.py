@@ -626,16 +626,18 @@ def _cleme_errant_m2(row: Row, ev: Evaluator) -> tuple[float | None, float | Non
 
 
 def _legacy_errant(row: Row, ev: Evaluator) -> tuple[float | None, float | None] | None:
-    def scores() -> dict[str, float]:
-        ref_m2 = legacy_reference_m2(ev, row)
-        if row.dataset == "gjg15":
-            return cleme_m2_file_scores(ev.data_dir, row, ref_m2=ref_m2)
-        # No M2 files of the systems ship for SEEDA: ERRANT 2.3.3 extracts their edits too.
-        data = ev.dataset(row)
-        systems = data.system_set(row.system_set)
-        return m2_file_scores(row, {s: legacy_system_m2(ev, s, data) for s in systems}, ref_m2)
+    return ev.external("errant-2.3.3", row, lambda: legacy_errant_scores(ev, row))
 
-    return ev.external("errant-2.3.3", row, scores)
+
+def legacy_errant_scores(ev: "Evaluator", row: Row) -> dict[str, float]:
+    """System scores of a row from ERRANT 2.3.3's reference edits (switch `errant-2.3.3`): the systems' edits are
+    CLEME's `conll14-<SYS>.errant` on GJG15; no such files ship for SEEDA, so ERRANT 2.3.3 extracts them too."""
+    ref_m2 = legacy_reference_m2(ev, row)
+    if row.dataset == "gjg15":
+        return cleme_m2_file_scores(ev.data_dir, row, ref_m2=ref_m2)
+    data = ev.dataset(row)
+    systems = data.system_set(row.system_set)
+    return m2_file_scores(row, {s: legacy_system_m2(ev, s, data) for s in systems}, ref_m2)
 
 
 def _seeda_lm_critic_as_pie(row: Row, ev: Evaluator) -> tuple[float | None, float | None] | None:
