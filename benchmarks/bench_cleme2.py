@@ -103,7 +103,7 @@ def main() -> None:
         "Command:",
         "",
         "```",
-        f"cd /work/main && .venv/bin/python benchmarks/bench_cleme2.py --system {args.system} --device {args.device}"
+        f".venv/bin/python benchmarks/bench_cleme2.py --system {args.system} --device {args.device}"
         + (f" --out {args.out}" if args.out else ""),
         "```",
         "",

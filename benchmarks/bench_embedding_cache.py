@@ -8,7 +8,7 @@ Reported per process: wall time from start to exit (imports and model load inclu
 the part of it spent opening, reading and writing the cache file, the encoder's counters and the scores, which must
 equal the no-cache run's up to float rounding (1e-6).
 
-    cd /work/main && .venv/bin/python benchmarks/bench_embedding_cache.py
+    .venv/bin/python benchmarks/bench_embedding_cache.py
 """
 
 from __future__ import annotations
@@ -108,7 +108,7 @@ def main() -> int:
         print(json.dumps(child(args.metric, args.systems, args.sentences)))
         return 0
 
-    command = " ".join(["cd /work/main && .venv/bin/python benchmarks/bench_embedding_cache.py",
+    command = " ".join([".venv/bin/python benchmarks/bench_embedding_cache.py",
                         *map(shlex.quote, sys.argv[1:])])
     load_before, started = os.getloadavg(), datetime.datetime.now().astimezone()
     rows = []

@@ -4,7 +4,7 @@ model forward passes, and proof that every distinct text goes through the model 
 Also scores the same systems with `robust=True` and `variant="errant"` (no new forward passes) for the metric
 card's table. Run in a fresh process:
 
-    cd /work/main && .venv/bin/python benchmarks/bench_uot_errant.py --out benchmarks/uot_errant.md
+    .venv/bin/python benchmarks/bench_uot_errant.py --out benchmarks/uot_errant.md
 """
 
 from __future__ import annotations
@@ -122,7 +122,7 @@ def main() -> int:
 
     n_sentences = len(sources) * len(names)
     report = {
-        "command": "cd /work/main && .venv/bin/python benchmarks/bench_uot_errant.py --out benchmarks/uot_errant.md",
+        "command": ".venv/bin/python benchmarks/bench_uot_errant.py --out benchmarks/uot_errant.md",
         "model": args.model, "batch_size": args.batch_size, "systems": names, "sentences": n_sentences,
         "torch_threads": torch.get_num_threads(), "cpu": platform.processor() or platform.machine(),
         "total_s": total_seconds, "load_s": load_seconds, "score_s": score_seconds,

@@ -7,7 +7,7 @@ the cache keeps them. Each budget runs in a fresh child process with `GECSCORE_C
 its own peak RSS (`resource.getrusage(RUSAGE_SELF).ru_maxrss`), its RSS after loading the models, its wall time,
 the encoder's counters and every score (which must not depend on the budget).
 
-    cd /work/main && .venv/bin/python benchmarks/cache_memory.py --out benchmarks/cache_memory.md
+    .venv/bin/python benchmarks/cache_memory.py --out benchmarks/cache_memory.md
 """
 
 from __future__ import annotations
@@ -95,7 +95,7 @@ def main() -> int:
         print(json.dumps(child(args.sentences, args.systems)))
         return 0
 
-    command = "cd /work/main && .venv/bin/python benchmarks/cache_memory.py " + shlex.join(sys.argv[1:])
+    command = ".venv/bin/python benchmarks/cache_memory.py " + shlex.join(sys.argv[1:])
     load_before = os.getloadavg()
     started = datetime.datetime.now().astimezone()
     rows = []

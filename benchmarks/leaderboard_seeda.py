@@ -6,8 +6,8 @@ baseline; the 14 single-system commands (`--bootstrap 1000`, so each also gets i
 Every command runs as a fresh process (`python -m gecscore.cli`, cold caches) and is timed from the outside; the
 load average is recorded around each. The scores of the two ways must agree (to float rounding of batching).
 
-    cd /work/main && .venv/bin/python benchmarks/leaderboard_seeda.py --metric uot_errant --model minilm
-    cd /work/main && .venv/bin/python benchmarks/leaderboard_seeda.py --metric errant
+    .venv/bin/python benchmarks/leaderboard_seeda.py --metric uot_errant --model minilm
+    .venv/bin/python benchmarks/leaderboard_seeda.py --metric errant
 
 Each run writes its section to benchmarks/leaderboard_seeda.json (one entry per metric) and rewrites
 benchmarks/leaderboard_seeda.md from it.

@@ -110,7 +110,7 @@ def main() -> None:
         "Command:",
         "",
         "```",
-        f"cd /work/main && .venv/bin/python benchmarks/startup.py {command}",
+        f".venv/bin/python benchmarks/startup.py {command}",
         "```",
         "",
         f"| path | median wall s (of {args.repeat}) | heavy modules imported | slowest top-level imports "

@@ -113,6 +113,13 @@ def nlp():
     return load_spacy()
 
 
+def pytest_report_header(config):
+    """Every run names its float conditions, so a parity result can be read against the kernels that made it."""
+    from float_noise import machine
+
+    return f"float conditions: {machine()}"
+
+
 @pytest.fixture(scope="session")
 def shared_data() -> Path:
     """`../shared/data`, skipping when the handouts are not beside the checkout."""
@@ -131,7 +138,11 @@ def golden() -> Path:
 
 @pytest.fixture(autouse=True)
 def _isolated_hf_home(tmp_path_factory, monkeypatch):
-    """Keep evaluate's module and metric caches out of the user's home."""
+    """Keep evaluate's module and metric caches out of the user's home, and the user's gecscore cache settings out
+    of the tests (a budget or on-disk vectors from another run, maybe another machine, would change what is
+    recomputed, hence float rounding)."""
+    for name in ("GECSCORE_CACHE_BYTES", "GECSCORE_EMBEDDING_CACHE"):
+        monkeypatch.delenv(name, raising=False)
     home = tmp_path_factory.getbasetemp() / "hf_home"
     monkeypatch.setenv("HF_HOME", str(home))
     monkeypatch.setenv("HF_MODULES_CACHE", str(home / "modules"))

@@ -17,6 +17,7 @@ from gecscore.cleme2.metric import (
 from gecscore.cleme2.metric import ClemeConfig, cleme_score, evaluate_samples
 from gecscore.cleme2.weights import LLMRater, edit_text, parse_rating, pseudo_sentence, similarity_weights
 
+import float_noise
 from conftest import REPO, run_doctests
 DATA = REPO.parent / "shared" / "data"
 EXAMPLES = "CoNLL-2014/CLEME/demo/examples"
@@ -486,11 +487,18 @@ def test_golden_minilm_chunk_weights(golden, minilm, name):
     n = 60
     labels = _labels("AMU", assumption)[:n]
     weights = similarity_weights(samples[:n], chunked[:n], labels, _minilm_similarity(minilm))
+    runs = []
+    for seed in float_noise.SEEDS:
+        similarity = _minilm_similarity(minilm)
+        similarity.scorer.encoder = float_noise.Perturbed(similarity.scorer.encoder, seed)
+        runs.append(similarity_weights(samples[:n], chunked[:n], labels, similarity))
     for i, entry in enumerate(gold["sentences"][:n]):
         for r, chunks in enumerate(entry["chunks_per_ref"]):
-            for key in ("tp", "fp", "fn"):
-                for j, w in chunks[key]:
-                    assert weights[i][r][j] == pytest.approx(w, abs=1e-5), (i, r, j)
+            pairs = [(j, w) for key in ("tp", "fp", "fn") for j, w in chunks[key]]
+            ours = [weights[i][r][j] for j, _ in pairs]
+            spread = float_noise.spread(ours, [[run[i][r][j] for j, _ in pairs] for run in runs]) if pairs else 0.0
+            float_noise.check(ours, [w for _, w in pairs], float_noise.bar(spread),
+                              f"sentence {i} reference {r} chunk weights {[j for j, _ in pairs]}", spread)
             assert all(weights[i][r][j] == 1.0 for j in _indices(labels[i][r], TN))
 
 
@@ -504,4 +512,4 @@ def test_golden_minilm_headline(golden, minilm, name):
         samples, _ = conll(gold["system"])
         out = evaluate_samples(samples, ClemeConfig(level=level, assumption=gold["config"]["assumption"],
                                                     model="minilm", layer=6), similarity=similarity)
-        assert out["score"] == pytest.approx(gold["headline"][key], abs=1e-5)
+        float_noise.check(out["score"], gold["headline"][key], float_noise.FLOOR, f"{name} {key}")

@@ -231,6 +231,14 @@ def test_uot_errant_max_length_above_the_limit_names_it(tiny_bert, nlp):
 
 @pytest.mark.real_model
 def test_minilm_limit_and_budget(minilm):
+    budget = Encoder.get("minilm").cache_bytes  # the shared instance's, restored for the tests after this one
+    try:
+        _check_minilm_limit_and_budget()
+    finally:
+        Encoder.get("minilm").resize_cache(budget)
+
+
+def _check_minilm_limit_and_budget():
     enc = Encoder.get("minilm", cache_bytes="4MiB")
     assert enc.model_max_length == enc.model_limit == 512 and enc.cache_bytes == 4 << 20
     with pytest.raises(ValueError, match="`max_length` is 513, above the limit of model 'minilm': 512 tokens"):

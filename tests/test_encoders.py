@@ -171,10 +171,14 @@ def test_cache_is_bounded_lru(tiny_bert):
 
 def test_get_shares_instances(tiny_bert):
     enc = Encoder.get(str(tiny_bert))
-    assert Encoder.get(str(tiny_bert), device="cpu", dtype="fp32") is enc
-    assert Encoder.get(str(tiny_bert), cache_bytes=7000) is enc and enc.cache_bytes == 7000
-    assert Encoder.get(str(tiny_bert), cache_bytes="1MiB") is enc and enc.cache_bytes == 1 << 20
-    assert Encoder.get(str(tiny_bert), revision="other") is not enc
+    budget = enc.cache_bytes  # the shared instance's, restored for the tests after this one
+    try:
+        assert Encoder.get(str(tiny_bert), device="cpu", dtype="fp32") is enc
+        assert Encoder.get(str(tiny_bert), cache_bytes=7000) is enc and enc.cache_bytes == 7000
+        assert Encoder.get(str(tiny_bert), cache_bytes="1MiB") is enc and enc.cache_bytes == 1 << 20
+        assert Encoder.get(str(tiny_bert), revision="other") is not enc
+    finally:
+        enc.resize_cache(budget)
 
 
 def test_alias_resolution(minilm, monkeypatch):

@@ -130,7 +130,8 @@ def test_empty_prediction_is_flagged_and_robust_scores_the_source(tiny_modernber
     assert published.sentence_scores()[0] == pytest.approx(empty)  # σ(R("")): the published number
     assert robust.sentence_scores()[0] == pytest.approx(unchanged.sentence_scores()[0])
     assert robust.sentence_scores()[2] == pytest.approx(unchanged.sentence_scores()[2])
-    assert robust.sentence_scores()[1] == published.sentence_scores()[1]  # unflagged: unchanged
+    # unflagged: unchanged (up to float rounding, the two batches are padded to different widths)
+    assert robust.sentence_scores()[1] == pytest.approx(published.sentence_scores()[1], rel=0, abs=1e-6)
     assert all(0.0 <= s <= 1.0 for s in (*published.sentence_scores(), *robust.sentence_scores()))
 
 

