@@ -124,12 +124,12 @@ def main() -> int:
     for name in args.conditions:
         results.append(run_condition(name, SELECTIONS[args.select]))
         print(f"{name}: {results[-1]['outcome']} ({results[-1]['wall_s']:.0f} s)", flush=True)
-    text = render(results) + "\n\n" + machine_line(load)
+        text = render(results) + "\n\n" + machine_line(load)
+        if args.out:  # after each condition, so a long run that is stopped keeps what it measured
+            args.out.with_suffix(".json").write_text(json.dumps(results, indent=1) + "\n", encoding="utf-8")
+            write_report(args.out, f"Tests under float-kernel conditions ({args.select})", "float_kernels.py",
+                         sys.argv[1:], text)
     print(text)
-    if args.out:
-        args.out.with_suffix(".json").write_text(json.dumps(results, indent=1) + "\n", encoding="utf-8")
-        write_report(args.out, f"Golden parity under float-kernel conditions ({args.select})", "float_kernels.py",
-                     sys.argv[1:], text)
     return 0 if all(r["returncode"] == 0 for r in results) else 1
 
 
