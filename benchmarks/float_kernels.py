@@ -9,6 +9,7 @@ largest |diff| / spread, the number that K must cover.
 
     python benchmarks/float_kernels.py                      # the parity tests, every condition
     python benchmarks/float_kernels.py --select real-model  # every real-model, golden and degenerate test file
+    python benchmarks/float_kernels.py --select real-model --out R.md --resume  # only the conditions R.json lacks
 """
 
 from __future__ import annotations
@@ -118,17 +119,31 @@ def main() -> int:
     parser.add_argument("--select", choices=sorted(SELECTIONS), default="parity")
     parser.add_argument("--conditions", nargs="*", choices=list(CONDITIONS), default=list(CONDITIONS))
     parser.add_argument("--out", type=Path, default=None, help="report (.md; the .json beside it)")
+    parser.add_argument("--resume", action="store_true",
+                        help="keep the conditions already in --out's .json (a run that was stopped) and run the rest")
     args = parser.parse_args()
+    if args.resume and not args.out:
+        parser.error("--resume needs --out")
     load = os.getloadavg()[0]
-    results = []
-    for name in args.conditions:
-        results.append(run_condition(name, SELECTIONS[args.select]))
-        print(f"{name}: {results[-1]['outcome']} ({results[-1]['wall_s']:.0f} s)", flush=True)
+    saved = args.out.with_suffix(".json") if args.out else None
+    results = json.loads(saved.read_text(encoding="utf-8")) if args.resume and saved.exists() else []
+    done = {r["condition"] for r in results}
+
+    def save() -> str:
+        """The report so far, conditions in the table's order; written at once when --out is given."""
+        results.sort(key=lambda r: list(CONDITIONS).index(r["condition"]))
         text = render(results) + "\n\n" + machine_line(load)
-        if args.out:  # after each condition, so a long run that is stopped keeps what it measured
-            args.out.with_suffix(".json").write_text(json.dumps(results, indent=1) + "\n", encoding="utf-8")
+        if args.out:
+            saved.write_text(json.dumps(results, indent=1) + "\n", encoding="utf-8")
             write_report(args.out, f"Tests under float-kernel conditions ({args.select})", "float_kernels.py",
                          sys.argv[1:], text)
+        return text
+
+    for name in [c for c in args.conditions if c not in done]:
+        results.append(run_condition(name, SELECTIONS[args.select]))
+        print(f"{name}: {results[-1]['outcome']} ({results[-1]['wall_s']:.0f} s)", flush=True)
+        text = save()  # after each condition, so a long run that is stopped keeps what it measured
+    text = save()
     print(text)
     return 0 if all(r["returncode"] == 0 for r in results) else 1
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shlex
 from pathlib import Path
 from typing import Sequence
 
@@ -16,5 +17,5 @@ def machine_line(load_before: float) -> str:
 
 def write_report(out: Path, title: str, script: str, argv: Sequence[str], report: str) -> None:
     """`out`: the title, the command (`script` with `argv`, from the repository root) and the report."""
-    command = f".venv/bin/python benchmarks/{script} " + " ".join(argv)  # from the repository root
+    command = f".venv/bin/python benchmarks/{script} " + shlex.join(argv)  # from the repository root
     out.write_text(f"# {title}\n\nCommand:\n\n```\n{command.strip()}\n```\n\n{report}\n", encoding="utf-8")

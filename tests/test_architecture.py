@@ -1,5 +1,6 @@
 """The layering contracts hold and the README's architecture section matches the code."""
 
+import ast
 import re
 import subprocess
 import sys
@@ -42,4 +43,47 @@ def test_each_metric_package_holds_only_its_listed_files_and_plots(name):
     listed = {Path(f).name for f in dict(zip([Path(v[0]).parent.name for v in read_first().values()],
                                              read_first().values()))[name]}
     own = {p.name for p in (REPO / "shared" / "gecscore" / name).glob("*.py")} - {"__init__.py"}
-    assert own - listed <= {"plot.py"}, f"{name} has modules the README does not list: {own - listed}"
+    assert own - listed <= {"plot.py", "shards.py"}, f"{name} has modules the README does not list: {own - listed}"
+
+
+def _owner(module: str) -> str:
+    """The subpackage (or top-level module) of `gecscore` that a module belongs to."""
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else parts[0]
+
+
+def private_uses(module: str, source: str) -> list[str]:
+    """Where `module` uses a private name (`_x`) of a gecscore module outside its own subpackage: imported by
+    name, or read as an attribute of an imported module."""
+    tree = ast.parse(source)
+    mine, aliases, found = _owner(module), {}, []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            aliases.update({a.asname or a.name: a.name for a in node.names if a.name.startswith("gecscore.")})
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and (node.module or "").startswith("gecscore"):
+            for a in node.names:
+                if a.name.startswith("_") and not a.name.startswith("__") and _owner(node.module) != mine:
+                    found.append(f"line {node.lineno}: from {node.module} import {a.name}")
+                aliases[a.asname or a.name] = f"{node.module}.{a.name}"
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in aliases:
+            target = aliases[node.value.id]
+            if node.attr.startswith("_") and not node.attr.startswith("__") and _owner(target) != mine:
+                found.append(f"line {node.lineno}: {node.value.id}.{node.attr} ({target})")
+    return found
+
+
+def test_no_module_uses_another_subpackages_private_names():
+    # What the import contracts cannot see: sharding, the leaderboard, the Spaces, the meta-evaluation (and every
+    # other layer) use a metric's public names only; a metric's own modules (its `shards` hooks) may use its own.
+    root = REPO / "shared" / "gecscore"
+    found = {str(path.relative_to(root)): uses for path in sorted(root.rglob("*.py"))
+             if (uses := private_uses(".".join(path.relative_to(root.parent).with_suffix("").parts),
+                                      path.read_text(encoding="utf-8")))}
+    assert not found, found
+    # and the check sees both forms
+    assert private_uses("gecscore.sharding", "from gecscore.cleme2.metric import _sum") == [
+        "line 1: from gecscore.cleme2.metric import _sum"]
+    assert private_uses("gecscore.sharding", "from gecscore.cleme2 import metric as m\nm._named(1)") == [
+        "line 2: m._named (gecscore.cleme2.metric)"]
+    assert private_uses("gecscore.cleme2.shards", "from gecscore.cleme2 import metric as m\nm._named(1)") == []

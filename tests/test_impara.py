@@ -13,7 +13,7 @@ import torch
 from conftest import REPO, build_tiny_model, run_doctests
 
 from gecscore.impara_ged.metric import (
-    Impara, QualityEstimator, cosine_rows, length_batches, masked_mean, resolve_pooling, sigmoid, threshold_scores,
+    Impara, QualityEstimator, cosine_rows, masked_mean, resolve_pooling, sigmoid, threshold_scores,
 )
 
 METRIC = str(REPO / "metrics" / "impara_ged")
@@ -58,15 +58,6 @@ def test_cosine_rows_and_zero_rows():
     a = np.array([[1.0, 0.0], [1.0, 1.0], [0.0, 0.0]])
     b = np.array([[2.0, 0.0], [-1.0, -1.0], [1.0, 0.0]])
     assert np.allclose(cosine_rows(a, b), [1.0, -1.0, 0.0])
-
-
-def test_length_batches_cover_every_index_once_longest_first():
-    lengths = [3, 9, 1, 9, 5]
-    batches = length_batches(lengths, 2)
-    assert sorted(i for b in batches for i in b) == list(range(5))
-    assert batches[0] == [1, 3] and all(len(b) <= 2 for b in batches)
-    with pytest.raises(ValueError, match="batch_size"):
-        length_batches(lengths, 0)
 
 
 def test_masked_mean_ignores_padding():
@@ -125,12 +116,15 @@ def test_bert_auto_is_mean_wrapper_and_cls_is_native(tiny_bert_qe):
 
 def test_truncation_at_max_length(tiny_bert_qe):
     qe = QualityEstimator.load(str(tiny_bert_qe))
-    long_a = "the cat " * 100  # 202 tokens with [CLS] and [SEP]
+    long_a = "the cat " * 30  # 62 tokens with [CLS] and [SEP]
     long_b = long_a + "dog dog dog"
-    a, b = qe.logits([long_a, long_b], max_length=128)
+    a, b = qe.logits([long_a, long_b], max_length=50)
     assert a == pytest.approx(b, abs=1e-6)
-    a, b = qe.logits([long_a, long_b], max_length=250)
+    a, b = qe.logits([long_a, long_b], max_length=128)
     assert a != pytest.approx(b, abs=1e-6)
+    # One definition of the usable length (`usable_length`): the tokenizer's 128 here, also for the QE alone.
+    with pytest.raises(ValueError, match="`max_length` is 250, above the limit"):
+        qe.logits([long_a], max_length=250)
 
 
 def test_scorer_result_and_signature(tiny_modernbert):
@@ -311,3 +305,21 @@ def test_card_and_script_doctests(document):
         pytest.fail("the embedded QE asset or the PyPI MiniLM is missing")
     text = (Path(METRIC) / "README.md").read_text(encoding="utf-8") if document == "README.md" else _script_examples()
     run_doctests(text, document)
+
+
+def test_the_estimator_goes_through_the_model_service_cache(tiny_modernbert, tmp_path, monkeypatch):
+    from gecscore.common.encoders import release_models
+
+    release_models()
+    monkeypatch.setenv("GECSCORE_EMBEDDING_CACHE", str(tmp_path / "cache"))
+    first = Impara(str(tiny_modernbert)).score(["x"] * len(TEXTS), TEXTS)
+    qe = QualityEstimator.load(str(tiny_modernbert))
+    assert qe.forward_count == len(set(TEXTS))  # each distinct text once
+    again = Impara(str(tiny_modernbert)).score(["x"] * len(TEXTS), TEXTS)
+    assert qe.forward_count == len(set(TEXTS))  # the second call encodes nothing
+    assert np.array_equal(first.sentence_scores, again.sentence_scores)
+    release_models()  # a new process, in effect: the on-disk cache answers
+    cold = Impara(str(tiny_modernbert)).score(["x"] * len(TEXTS), TEXTS)
+    assert QualityEstimator.load(str(tiny_modernbert)).forward_count == 0
+    assert np.array_equal(first.sentence_scores, cold.sentence_scores)
+    release_models()

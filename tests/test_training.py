@@ -16,7 +16,7 @@ from gecscore.common.edits import Edit
 from gecscore.impara_ged.metric import Impara, QualityEstimator
 from gecscore.training import GEDOptions, PairOptions, QEOptions, train_impara, train_qe
 from gecscore.training.corpora import load_corpus, overlap, subsample
-from gecscore.training.ged import ged_scores
+from gecscore.training.ged import ged_scores, length_batches
 from gecscore.training.labels import LABEL_SETS, edit_label, token_labels
 from gecscore.training.qe_data import draw_subsets, edit_impacts, sentence_pairs, without_each
 from gecscore.training.runs import Stage, freeze_lower_layers
@@ -280,3 +280,12 @@ def test_export_and_load_embedded_roundtrip(tiny_bert, tmp_path):
         load_embedded(tmp_path / "nothing", base_dir=tiny_bert)
     with pytest.raises(ValueError, match="bytes"):
         export_embedded(best, tmp_path / "small", base_dir=tiny_bert, max_bytes=10)
+
+
+def test_length_batches_cover_every_index_once_longest_first():
+    lengths = [3, 9, 1, 9, 5]
+    batches = length_batches(lengths, 2)
+    assert sorted(i for b in batches for i in b) == list(range(5))
+    assert batches[0] == [1, 3] and all(len(b) <= 2 for b in batches)
+    with pytest.raises(ValueError, match="batch_size"):
+        length_batches(lengths, 0)

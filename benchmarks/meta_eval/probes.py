@@ -312,9 +312,9 @@ def senterrant_conll(data_dir: str) -> tuple[list[str], dict]:
 
 def _rounded_prf(tp: float, fp: float, fn: float, beta: float = 0.5) -> tuple[float, float, float]:
     """P, R, F rounded to 4 decimals, empty denominators giving 1 (CLEME 2025's `compute_prf`)."""
-    p = tp / (tp + fp) if tp + fp else 1.0
-    r = tp / (tp + fn) if tp + fn else 1.0
-    f = (1 + beta ** 2) * p * r / (beta ** 2 * p + r) if p + r else 0.0
+    from gecscore.common.fbeta import prf
+
+    p, r, f = prf(tp, fp, fn, beta, "denominator")
     return round(p, 4), round(r, 4), round(f, 4)
 
 

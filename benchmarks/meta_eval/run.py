@@ -940,16 +940,15 @@ def sentence_errant_from_edits(hyps: Sequence[Sequence[tuple]], refs: Sequence[S
     edits), F_β (0 when the denominator is 0); the reference with the highest F, then more matches, then fewer
     proposed + β²·gold edits is chosen.
     """
+    from gecscore.common.fbeta import m2_prf
+
     total = 0.0
     for hyp, candidates in zip(hyps, refs):
         h = set(hyp)
         best: tuple | None = None
         for ref in candidates or [[]]:
             c, p, g = len(h & set(ref)), len(hyp), len(ref)
-            precision = c / p if p else 1.0
-            recall = c / g if g else 1.0
-            denominator = beta ** 2 * precision + recall
-            f = (1 + beta ** 2) * precision * recall / denominator if denominator else 0.0
+            f = m2_prf(c, p, g, beta)[2]
             key = (f, c, -(p + beta ** 2 * g))
             if best is None or key > best[0]:
                 best = (key, f)

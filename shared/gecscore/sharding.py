@@ -8,52 +8,46 @@ needs and encodes only its texts), the ranks exchange their results (`all_gather
 sufficient statistics, details) and every rank (`all_ranks=True`) or rank 0 (`all_ranks=False`; the others get
 None) returns the merged result.
 
-The merge re-applies the metric's own corpus rule to the gathered per-sentence sufficient statistics, in corpus
-order, so that the result is the one a single process computes on the same per-sentence numbers:
-
-* the corpus statistic is the shards' statistics joined (`gecscore.common.bootstrap.joined`); bootstrap and
-  approximate randomisation run on it as on a single process's;
-* the ERRANT family's greedy reference choice (ERRANT, UOT-ERRANT, errant_compare, M², PT-ERRANT, CLEME2.0 at
-  corpus level) runs again over all sentences, and the per-sentence fields that follow it (`corpus_ref`, PT-M²'s
-  chosen annotator and sentence P/R/F, CLEME's chosen reference) and the per-type tables are rebuilt from the
-  records' per-reference counts; means of sentence scores are taken over all sentences in order;
-* degenerate-sentence records get global indices, and the one `DegenerateOutputWarning` is emitted on rank 0.
-
-Shardable exactly: every variant of `uot_errant`, `pt_m2`, `impara_ged`, and `cleme2` with `weighting` 'none',
-'similarity' or 'llm'. Not shardable (`NotShardableError`, before any work): CLEME's `weighting='length'` (the
-`cleme` preset's default: weights follow the corpus-wide mean chunk length) and M2-file input (`hyp_m2`/`ref_m2`);
-after scoring: CLEME2.0 with `robust=True` when a shard has float-noise weights (they get the corpus-wide mean
-chunk weight). `fallback=True` scores such a metric whole (on every rank, or on rank 0 only) instead of raising.
+The merge concatenates the shards' sentence records, per-sentence details and corpus statistics in corpus order
+(the statistics through `gecscore.common.bootstrap.joined`, so bootstrap and approximate randomisation run on the
+merged result as on a single process's), gives degenerate-sentence records their global indices (the one
+`DegenerateOutputWarning` is emitted on rank 0), and hands the rest to the metric's own shard hooks
+(`gecscore.common.shards`, the module its `MetricSpec.shards` names): they say which extra outputs a shard must
+return, refuse settings whose numbers depend on the whole corpus (`NotShardableError`, before any work, or after
+scoring when a shard reports such a sentence), and re-apply the metric's corpus rule to the concatenation. This
+module names no metric. Input that replaces the sentence lists (`MetricSpec.replaces_sentences`: M2 files) is not
+sharded. `fallback=True` scores a refused metric whole (on every rank, or on rank 0 only) instead of raising.
 
 Numbers: the sharded result equals one process's bit for bit wherever a sentence's numbers do not depend on which
-other sentences share its encoder batch: always for the metrics without a model (ERRANT, M², errant_compare,
-CLEME with unit weights), and for model-based ones with `batch_size=1`. With larger batches an encoder's output
-moves with its batch's padding by float rounding (~1e-7, as when `batch_size` changes), so model-based scores
-agree to about that precision.
+other sentences share its encoder batch: always for the metrics without a model, and for model-based ones with
+`batch_size=1`. With larger batches an encoder's output moves with its batch's padding by float rounding (~1e-7,
+as when `batch_size` changes), so model-based scores agree to about that precision.
 """
 
 from __future__ import annotations
 
 import copy
 import hashlib
+import importlib
 import pickle
 import sys
 import warnings
 from dataclasses import dataclass
 from functools import reduce
-from typing import Any, Callable, Mapping, Sequence
+from types import ModuleType
+from typing import Any, Mapping, Sequence
 
 import numpy as np
 
 from gecscore import registry
 from gecscore.common.bootstrap import joined
-from gecscore.common.degenerate import NOISE_WEIGHTS, DegenerateOutputWarning, report
+from gecscore.common.degenerate import DegenerateOutputWarning, report
 from gecscore.common.m2io import read_m2_input
 from gecscore.common.results import MetricResult
+from gecscore.common.shards import NotShardableError
 
-
-class NotShardableError(ValueError):
-    """This metric, with these options, cannot be scored in shards with the numbers of one process."""
+__all__ = ["NotShardableError", "plan", "merge", "run_in_shards", "run_sharded", "run_systems_sharded",
+           "shard_bounds", "rank_and_world"]
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -95,10 +89,10 @@ class Plan:
     """The checked options of one sharded run and the outputs requested from every shard for the merge."""
 
     name: str
-    metric: str
     options: dict[str, Any]  # as given by the user (registry names)
     resolved: dict[str, Any]  # every setting of the metric, defaults filled in
-    extra: dict[str, Any]  # options added for the merge (their outputs are dropped afterwards)
+    extra: dict[str, str]  # options added for the merge -> the details key each fills (dropped afterwards)
+    hooks: ModuleType  # the metric's shard hooks (`gecscore.common.shards`)
 
 
 def plan(name: str, options: Mapping[str, Any], references: Sequence[Any] | None = None) -> Plan:
@@ -107,39 +101,16 @@ def plan(name: str, options: Mapping[str, Any], references: Sequence[Any] | None
     checked = registry.check_options(name, dict(options))
     spec = registry.spec(name)
     resolved = spec.resolve(checked)
-    metric = spec.name
-    extra: dict[str, Any] = {}
-    for key in ("hyp_m2", "ref_m2"):
+    for key in spec.replaces_sentences:
         if resolved.get(key) is not None:
             raise NotShardableError(f"{name}: M2-file input (`{key}`) is not sharded; pass sentence lists")
-    if metric == "cleme2":
-        from gecscore.cleme2.metric import ClemeConfig
-
-        config = ClemeConfig(**_cleme_settings(resolved))
-        if config.weighting == "length":
-            raise NotShardableError(f"{name}: weighting='length' weighs every chunk by the corpus-wide mean chunk "
-                                    "length, which no shard knows; use weighting='none', 'similarity' or 'llm', or "
-                                    "score unsharded")
-        several = references is None or any(not isinstance(r, str) and len(list(r)) > 1 for r in references)
-        if config.level == "corpus" and several and not resolved["return_chunks"]:
-            extra["return_chunks"] = True  # the counts of every reference, to rebuild a re-chosen one
-    if metric == "pt_m2" and resolved["variant"] in ("m2", "sentm2") and not resolved["return_edits"]:
-        extra["return_edits"] = True  # the annotator id of every candidate
-    return Plan(name, metric, dict(options), resolved, extra)
-
-
-def _cleme_settings(resolved: Mapping[str, Any]) -> dict[str, Any]:
-    return {k: resolved[k] for k in ("variant", "level", "assumption", "weighting", "alpha", "beta", "release",
-                                     "model", "layer", "tokenize", "robust")}
+    hooks = importlib.import_module(spec.shards)
+    return Plan(name, dict(options), resolved, hooks.needs(name, resolved, references), hooks)
 
 
 def _post_check(run: Plan, result: MetricResult) -> str | None:
     """Why a shard's result cannot be merged exactly (None: it can)."""
-    if run.metric == "cleme2" and run.resolved["robust"]:
-        if any(r["reason"] == NOISE_WEIGHTS for r in result.details.get("degenerate_sentences", ())):
-            return (f"{run.name}: robust=True gave chunks with float-noise weights the corpus-wide mean chunk weight, "
-                    "which no shard knows; score unsharded, or with robust=False")
-    return None
+    return run.hooks.refusal(run.name, run.resolved, result)
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -156,7 +127,8 @@ def score_shard(run: Plan, sources: Sequence[str], systems: Mapping[str, Sequenc
         return registry.run_systems(
             run.name, list(sources[start:stop]), {k: list(v[start:stop]) for k, v in systems.items()},
             None if references is None else list(references[start:stop]),
-            gold_m2=None if gold is None else gold[start:stop], progress=progress, **run.options, **run.extra)
+            gold_m2=None if gold is None else gold[start:stop], progress=progress, **run.options,
+            **{option: True for option in run.extra})
 
 
 def run_in_shards(name: str, sources: Sequence[str], predictions: Sequence[str],
@@ -193,7 +165,7 @@ def merge(run: Plan, pieces: Sequence[MetricResult]) -> MetricResult:
         if key == "degenerate_sentences":
             details[key] = [{**r, "index": r["index"] + off} for p, off in zip(pieces, offsets)
                             for r in p.details[key]]
-        elif key in ("alignments", "edits", "chunks"):  # one entry per sentence
+        elif key in run.hooks.PER_SENTENCE_DETAILS:  # one entry per sentence
             details[key] = [dict(entry) for p in pieces for entry in p.details[key]]
         else:
             details[key] = None  # computed by the metric's merge below
@@ -201,150 +173,13 @@ def merge(run: Plan, pieces: Sequence[MetricResult]) -> MetricResult:
     merged = MetricResult(first.metric, {}, first.main, sentences, statistic, first.signature, details,
                           first.sentence_key, None if first.sentence_output is None else
                           [x for p in pieces for x in (p.sentence_output or ())])
-    MERGERS[run.metric](run, merged)
+    run.hooks.merge(run.name, run.resolved, merged)
     unknown = [k for k, v in merged.details.items() if v is None]
     if unknown or set(merged.scores) != set(first.scores):
         raise NotShardableError(f"{run.name}: no exact merge for {unknown or sorted(first.scores)}")
-    for key in run.extra:
-        merged.details.pop({"return_edits": "edits", "return_chunks": "chunks"}[key], None)
+    for key in run.extra.values():
+        merged.details.pop(key, None)
     return merged
-
-
-def _merge_uot_errant(run: Plan, result: MetricResult) -> None:
-    """Greedy corpus references over all sentences (`errant_greedy`); errant_compare's `corpus_ref` follows."""
-    from gecscore.common.errant_scoring import Counts
-    from gecscore.uot_errant import SPEC
-    from gecscore.uot_errant.metric import UOTConfig
-
-    config = UOTConfig(**{k: v for k, v in run.resolved.items() if k in SPEC.names("setting")})
-    compare = config.variant == "errant" and config.convention == "errant_compare"
-    rule = config.compare_settings.rule if compare else config.rule
-    chosen, totals = result.statistic.choose()  # type: ignore[attr-defined]
-    counts = Counts(*(float(x) for x in totals))
-    p, r, f = rule.prf(counts)
-    result.scores = {"precision": p, "recall": r, config.f_name: f, "tp": counts.tp, "fp": counts.fp,
-                     "fn": counts.fn}
-    if compare:
-        for record, k in zip(result.sentences, chosen):
-            record["corpus_ref"] = record["coders"][k][1]
-    if "types" in result.details:
-        result.details["types"] = _type_table([s["per_ref_types"][k] for s, k in zip(result.sentences, chosen)],
-                                              run.resolved["return_types"], rule, config.f_name)
-
-
-def _merge_pt_m2(run: Plan, result: MetricResult) -> None:
-    """M²: greedy annotators (`m2_greedy`); PT-ERRANT: greedy references on the exact per-type counts; the sentence
-    variants: means of the sentence values. A sentence's chosen candidate and P/R/F follow the corpus choice."""
-    from gecscore.common.errant_scoring import FScore, total
-    from gecscore.common.error_types import from_lists
-    from gecscore.pt_m2 import lattice
-
-    variant, beta = run.resolved["variant"], run.resolved["beta"]
-    f_key = f"f{beta:g}"
-    who = "annotator" if variant in ("m2", "sentm2") else "reference"
-    records = result.sentences
-    edits = result.details.get("edits")
-    ids = ([[c[who] for c in e["candidates"]] for e in edits] if edits is not None
-           else [list(range(len(s["counts"]))) for s in records])
-    if variant in ("m2", "errant"):
-        if variant == "m2":
-            chosen, totals = result.statistic.choose()  # type: ignore[attr-defined]
-            p, r, f = lattice.prf(lattice.M2Counts(*(float(x) for x in totals)), beta)
-            sentence_prf = [lattice.prf(lattice.M2Counts(*s["counts"][k]), beta) for s, k in zip(records, chosen)]
-        else:  # the metric's own counts, summed over types (the statistic holds (TP, TP+FP, TP+FN))
-            fscore = FScore(beta, "errant")
-            per_sentence = [[total(from_lists(t).values()) for t in s["types"]] for s in records]
-            aggregate = fscore.aggregate(per_sentence)
-            chosen = aggregate.corpus_refs
-            p, r, f = fscore.prf(aggregate.corpus)
-            sentence_prf = [fscore.prf(counts[k]) for counts, k in zip(per_sentence, chosen)]
-        for i, (record, k, (sp, sr, sf)) in enumerate(zip(records, chosen, sentence_prf)):
-            record.update({f_key: sf, "precision": sp, "recall": sr, who: ids[i][k]})
-            if edits is not None:
-                candidate = edits[i]["candidates"][k]
-                edits[i].update({who: ids[i][k], "precision": sp, "recall": sr, "f": sf,
-                                 **{key: candidate[key] for key in ("correct", "proposed", "gold")}})
-    else:
-        n = len(records)
-        p, r, f = (sum(s[key] for s in records) / n for key in ("precision", "recall", f_key))
-        chosen = [row.index(s[who]) for s, row in zip(records, ids)]
-    result.scores = {"precision": p, "recall": r, f_key: f, "score": f}
-    result.sentence_output = [s[f_key] for s in records]
-    if "types" in result.details:
-        result.details["types"] = _type_table([s["types"][k] for s, k in zip(records, chosen)],
-                                              run.resolved["return_types"], FScore(beta, "errant"), f_key)
-
-
-def _merge_cleme2(run: Plan, result: MetricResult) -> None:
-    """Corpus level: the greedy reference choice over all sentences (a re-chosen sentence's entry rebuilt from its
-    chunk table); sentence level: the means of the sentence values."""
-    from gecscore.cleme2 import metric as cleme
-    from gecscore.cleme2.metric import ChunkCounts, ClemeConfig, count_chunks
-
-    config = ClemeConfig(**_cleme_settings(run.resolved))
-    scorer = config.scorer
-    entries = result.sentences
-    names = cleme._HEUO_NAMES if config.variant == "cleme2" else cleme._PRF_NAMES
-
-    def counts_of(named: Mapping[str, float]) -> ChunkCounts:
-        return ChunkCounts(**{cleme._FIELD_NAMES[k]: v for k, v in named.items()})
-
-    if config.level == "corpus":
-        per_ref = _per_reference(result.statistic, ChunkCounts)
-        level = scorer.corpus(per_ref)
-        chunks = result.details.get("chunks")
-        for i, (entry, k) in enumerate(zip(entries, level.chosen)):
-            if len(per_ref[i]) == 1:
-                continue
-            if chunks is None:
-                raise NotShardableError(f"{run.name}: several references but no chunk tables to re-choose from")
-            table = chunks[i]
-            if entry["ref"] == table["reference_ids"][k]:
-                continue
-            labels = [row["labels"][k] for row in table["chunks"]]
-            weighted = count_chunks(labels, [row["weights"][k] for row in table["chunks"]])
-            if weighted != per_ref[i][k]:
-                raise NotShardableError(f"{run.name}: the chunk table of sentence {i} does not give its counts")
-            entries[i] = {"ref": table["reference_ids"][k], **cleme._named(config, scorer.indicators(weighted)),
-                          "counts": cleme._counts(weighted), "unweighted_counts": cleme._counts(count_chunks(labels))}
-        values, weighted_total = level.values, level.total
-    else:
-        per = [{key: entry[named] for key, named in names.items()} for entry in entries]
-        values = scorer.round_means({key: float(np.mean([v[key] for v in per])) for key in scorer.MEANS})
-        weighted_total = cleme._sum([counts_of(entry["counts"]) for entry in entries])
-    unweighted_total = cleme._sum([counts_of(entry["unweighted_counts"]) for entry in entries])
-    result.scores = cleme._named(config, values)
-    result.details["counts"] = cleme._counts(weighted_total)
-    result.details["unweighted_counts"] = cleme._counts(unweighted_total)
-
-
-def _merge_impara_ged(run: Plan, result: MetricResult) -> None:
-    """The mean of the sentence scores."""
-    values = [float(s["score"]) for s in result.sentences]
-    result.scores = {"score": float(np.mean(np.asarray(values, dtype=np.float64)))}
-    result.sentence_output = values
-
-
-MERGERS: dict[str, Callable[[Plan, MetricResult], None]] = {
-    "uot_errant": _merge_uot_errant, "pt_m2": _merge_pt_m2, "cleme2": _merge_cleme2,
-    "impara_ged": _merge_impara_ged,
-}
-
-
-def _type_table(chosen: Sequence[Mapping[str, Sequence[float]]], level: int, rule: Any, f_key: str) -> dict[str, Any]:
-    """The corpus per-type table of the chosen candidates' `{type: [tp, fp, fn]}` (as the metrics build it)."""
-    from gecscore.common.error_types import corpus_types, from_lists, type_table
-
-    return type_table(corpus_types([from_lists(types) for types in chosen]), level, rule, f_key)
-
-
-def _per_reference(statistic: Any, kind: Callable[..., Any]) -> list[list[Any]]:
-    """Every sentence's per-reference counts held by a greedy statistic (exact: float64 of the counts) or an
-    `Aggregate` over them."""
-    if hasattr(statistic, "items"):
-        return [list(refs) for refs in statistic.items]
-    return [[kind(*(float(x) for x in row)) for row, ok in zip(refs, valid) if ok]
-            for refs, valid in zip(statistic.counts, statistic.valid)]
 
 
 # ---------------------------------------------------------------------------------------------------

@@ -13,6 +13,7 @@ SPEC = MetricSpec(
     summary="chunk-level hit / wrong / under / over-correction with similarity weights; CLEME v1",
     variants=("cleme2", "cleme"),
     runner="gecscore.cleme2.metric",
+    shards="gecscore.cleme2.shards",
     sentence_option="sentences",
     replaces_sentences=("hyp_m2", "ref_m2"),
     options=(

@@ -38,11 +38,13 @@ from gecscore.cleme2 import SPEC
 from gecscore.common.bootstrap import Aggregate, CorpusStatistic, GreedyReferences, SentenceMean
 from gecscore.common.degenerate import NOISE_WEIGHTS, TRUNCATED, flag, merge, robust_predictions
 from gecscore.common.edit_impact import BERTScoreSimilarity, Similarity
-from gecscore.common.edits import tokenize as spacy_tokenize
+from gecscore.common.inputs import tokenise_or_check
 from gecscore.common.encoders import select_device, shared_model
+from gecscore.common.fbeta import prf
+from gecscore.common.guarded import Value, ratio
 from gecscore.common.results import MetricResult, split_output
 from gecscore.common.signature import make_signature
-from gecscore.common.validation import check_references, check_texts, check_tokenised
+from gecscore.common.validation import check_references, check_texts
 
 VARIANTS: tuple[str, ...] = ("cleme2", "cleme")
 WEIGHTINGS: tuple[str, ...] = ("similarity", "none", "llm", "length")
@@ -289,24 +291,14 @@ def cleme_score(sources: Sequence[str] | None = None, predictions: Sequence[str]
 
 def prepare_text(sources: Any, predictions: Any, references: Any, *, tokenize: bool
                  ) -> tuple[list[str], list[str], list[list[str]]]:
-    """The sentences spaCy-tokenised (`tokenize=True`, as ERRANT's `parse(tokenise=True)`), or checked to be
-    whitespace-tokenised (`ValueError` naming the argument when punctuation is clearly glued to words)."""
+    """The sentence lists checked (same length, references per example), then tokenised or checked to be
+    whitespace-tokenised (`gecscore.common.inputs.tokenise_or_check`)."""
     sources = check_texts("sources", sources)
     predictions = check_texts("predictions", predictions)
     if len(predictions) != len(sources):
         raise ValueError(f"`predictions` has {len(predictions)} sentences but `sources` has {len(sources)}")
     references = check_references(references, len(sources))
-    flat = [r for group in references for r in group]
-    if tokenize:
-        sources, predictions, flat = spacy_tokenize(sources), spacy_tokenize(predictions), spacy_tokenize(flat)
-        it = iter(flat)
-        return sources, predictions, [[next(it) for _ in group] for group in references]
-    check_tokenised("sources", sources)
-    check_tokenised("predictions", predictions)
-    try:
-        check_tokenised("references", flat)
-    except ValueError as error:
-        raise ValueError(f"{error} (the index counts references in reading order)") from None
+    sources, (predictions,), references = tokenise_or_check(sources, [predictions], references, tokenize=tokenize)
     return sources, predictions, references
 
 
@@ -606,15 +598,7 @@ class HEUO(_Levels):
 
     def indicators(self, c: ChunkCounts) -> dict[str, float]:
         """`hit`, `err`, `und`, `ove` and `com` of counts `c` (fp taken as fp_ne + fp_un, as the reference)."""
-        ne = c.tp + c.fp_ne + c.fn
-        fp = c.fp_ne + c.fp_un
-        hit = float(c.tp) / ne if ne else 0.0
-        err = float(c.fp_ne) / ne if ne else 0.0
-        und = float(c.fn) / ne if ne else 0.0
-        ove = float(c.fp_un) / (c.tp + fp) if (c.tp + fp) else 0.0
-        a_hit, a_err, a_und, a_ove = self.alpha
-        com = a_hit * hit + a_err * (1 - err) + a_und * (1 - und) + a_ove * (1 - ove)
-        return {"com": com, "hit": hit, "err": err, "und": und, "ove": ove}
+        return heuo_indicators(float(c.tp), float(c.fp_ne), float(c.fp_un), float(c.fn), self.alpha)
 
     def sentence_key(self, v: dict[str, float]) -> tuple:
         return (v["com"], v["hit"], -v["err"], -v["und"], -v["ove"])
@@ -657,10 +641,7 @@ class ChunkPRF(_Levels):
     def indicators(self, c: ChunkCounts) -> dict[str, float]:
         """`f`, `p`, `r`, `acc` of counts `c` (P = 1 if tp + fp == 0, R = 1 if tp + fn == 0, F = 0 if P + R == 0)."""
         tp, fp, fn, tn = c.tp, c.fp, c.fn, c.tn
-        p = float(tp) / (tp + fp) if (tp + fp) else 1.0
-        r = float(tp) / (tp + fn) if (tp + fn) else 1.0
-        b2 = self.beta ** 2
-        f = float((1 + b2) * p * r) / ((b2 * p) + r) if (p + r) else 0.0
+        p, r, f = prf(float(tp), fp, fn, self.beta, "denominator")
         n = tp + fp + fn + tn
         acc = float(tp + tn) / n if n else 0.0
         return {"f": round(f, 4), "p": round(p, 4), "r": round(r, 4), "acc": round(acc, 4)}
@@ -672,18 +653,23 @@ class ChunkPRF(_Levels):
         return {name: round(v, 4) for name, v in values.items()} if self.release == "2023" else values
 
 
-def heuo(counts: np.ndarray, alpha: Sequence[float]) -> np.ndarray:
-    """CLEME2.0's `com` of `(..., 6)` arrays of TP, FP, FP_ne, FP_un, FN, TN (`HEUO.indicators`, vectorised)."""
-    tp, fp_ne, fp_un, fn = counts[..., 0], counts[..., 2], counts[..., 3], counts[..., 4]
+def heuo_indicators(tp: Value, fp_ne: Value, fp_un: Value, fn: Value, alpha: Sequence[Any]) -> dict[str, Value]:
+    """CLEME2.0's `hit`, `err`, `und`, `ove` (0 on an empty denominator) and their combination `com`, of floats or
+    of arrays (`gecscore.common.guarded`: the one formula for a sentence, a resample and an α grid)."""
     ne = tp + fp_ne + fn
-    fp = fp_ne + fp_un
-    with np.errstate(divide="ignore", invalid="ignore"):
-        hit = np.where(ne != 0, tp / ne, 0.0)
-        err = np.where(ne != 0, fp_ne / ne, 0.0)
-        und = np.where(ne != 0, fn / ne, 0.0)
-        ove = np.where(tp + fp != 0, fp_un / (tp + fp), 0.0)
+    proposed = tp + (fp_ne + fp_un)
+    hit = ratio(tp, ne, ne == 0, 0.0)
+    err = ratio(fp_ne, ne, ne == 0, 0.0)
+    und = ratio(fn, ne, ne == 0, 0.0)
+    ove = ratio(fp_un, proposed, proposed == 0, 0.0)
     a_hit, a_err, a_und, a_ove = alpha
-    return a_hit * hit + a_err * (1 - err) + a_und * (1 - und) + a_ove * (1 - ove)
+    com = a_hit * hit + a_err * (1 - err) + a_und * (1 - und) + a_ove * (1 - ove)
+    return {"com": com, "hit": hit, "err": err, "und": und, "ove": ove}
+
+
+def heuo(counts: np.ndarray, alpha: Sequence[Any]) -> np.ndarray:
+    """CLEME2.0's `com` of `(..., 6)` arrays of TP, FP, FP_ne, FP_un, FN, TN (`heuo_indicators`)."""
+    return heuo_indicators(counts[..., 0], counts[..., 2], counts[..., 3], counts[..., 4], alpha)["com"]
 
 
 def heuo_greedy(per_sentence: Sequence[Sequence[ChunkCounts]], alpha: Sequence[float]) -> GreedyReferences:

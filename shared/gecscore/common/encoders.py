@@ -1,9 +1,11 @@
 """One model service: load a model once, deduplicate, length-sort, batch and cache its outputs.
 
 Every metric embeds through `Encoder.get(...)`, so a sentence shared by several calls or systems (a
-reference, an unchanged source) goes through the model once per process. The other loaded models (IMPARA's
-quality estimator, CLEME2.0's LLM rater) load through `load_model` too and are kept by `shared_model`, so
-there is one offline error message, one device policy and one cache; `release_models()` frees them all.
+reference, an unchanged source) goes through the model once per process. IMPARA's quality estimators run through
+an `Encoder` too (`Encoder(..., loaded=(model, tokenizer))` and `head_outputs`: same deduplication, length sort,
+batching, byte-bounded and on-disk caches, device policy and model length), and CLEME2.0's LLM rater loads through
+`load_model`; all are kept by `shared_model`, so there is one offline error message, one device policy and one
+cache; `release_models()` frees them all.
 
 Exactness: the default dtype is float32 on every device, and on CPU it is the only one (a request for
 float16/bfloat16 there is an error, not a silent change). On CUDA `dtype="float16"`/`"bfloat16"` trades
@@ -175,6 +177,23 @@ def resolve_model(name_or_path: str) -> str:
     return str(module.get_model_path())
 
 
+def usable_length(model: Any, tokenizer: Any) -> int | None:
+    """The most tokens one sequence may have for `model`, special tokens included: the smaller of the tokenizer's
+    `model_max_length` (when set; transformers' "unknown" is 1e30) and the positions the model has
+    (`max_position_embeddings`, less RoBERTa's padding offset); None when neither says. The one definition, for the
+    encoders and IMPARA's estimators alike."""
+    limits = []
+    tokenizer_max = getattr(tokenizer, "model_max_length", None)
+    if isinstance(tokenizer_max, int) and 0 < tokenizer_max < 1_000_000:
+        limits.append(tokenizer_max)
+    positions = getattr(model.config, "max_position_embeddings", None)
+    if isinstance(positions, int) and positions > 0:
+        if model.config.model_type in ("roberta", "xlm-roberta", "camembert", "longformer"):
+            positions -= 2  # position ids start after the padding index
+        limits.append(positions)
+    return min(limits) if limits else None
+
+
 def shared_model(kind: str, key: Hashable, factory: Callable[[], T]) -> T:
     """The process-wide instance of a loaded model of `kind` for `key`, made by `factory` on first use."""
     if (kind, key) not in _LOADED:
@@ -311,16 +330,28 @@ class Encoder:
 
     def __init__(self, name_or_path: str, *, device: str | None = None, dtype: str | None = None,
                  revision: str | None = None, cache_bytes: int | str | None = None,
-                 disk_cache: DiskCacheSetting = None) -> None:
+                 disk_cache: DiskCacheSetting = None, loaded: tuple[Any, Any] | None = None,
+                 source: str | None = None) -> None:
+        """`loaded`: a (model, tokenizer) pair loaded elsewhere (IMPARA's quality estimators, which need their own
+        head class), moved here to `device` and `dtype`; `source` is then the folder its files came from, which pins
+        the on-disk cache (None: not cached on disk)."""
         budget = default_cache_bytes() if cache_bytes is None else parse_cache_bytes(cache_bytes)
         self.name = name_or_path
         self.revision = revision
         self.device = select_device(device)
         self.dtype = _resolve_dtype(dtype, self.device)
-        path = resolve_model(name_or_path)
-        files = folder_files(path)  # before loading: the files the weights and tokenizer come from
-        self.model, self.tokenizer = load_model(name_or_path, revision=revision, device=self.device, dtype=self.dtype)
-        pinned = files == folder_files(path)  # else the folder changed while loading: no on-disk cache
+        path = resolve_model(name_or_path) if loaded is None else source
+        files = folder_files(path) if path is not None else None  # before loading: the files it comes from
+        if loaded is None:
+            self.model, self.tokenizer = load_model(name_or_path, revision=revision, device=self.device,
+                                                    dtype=self.dtype)
+        else:
+            import torch
+
+            model, self.tokenizer = loaded
+            self.model = model.to(device=self.device, dtype=getattr(torch, self.dtype)).eval()
+        # else the folder changed while loading: no on-disk cache
+        pinned = path is not None and files == folder_files(path)
         #: What the outputs depend on besides the text (`embedding_cache.model_identity`); None: cannot be pinned.
         self.identity = model_identity(path, files=files, revision=revision, dtype=self.dtype, device=self.device,
                                        commit=getattr(self.model.config, "_commit_hash", None)) if pinned else None
@@ -385,6 +416,17 @@ class Encoder:
         texts = check_texts("texts", texts, allow_empty_list=True)
         return self._run(texts, ("tokens", layer, limit), limit, layer, batch_size, progress)
 
+    def head_outputs(self, texts: Sequence[str], head: Callable[[Any, Any, Any], Any], *, tag: Hashable,
+                     max_length: int | None = None, batch_size: int = 32,
+                     progress: bool | None = None) -> np.ndarray:
+        """(N, k) float32: `head(model, input_ids, attention_mask)` -> (B, k) on each distinct text, deduplicated,
+        length-sorted, batched and cached like `embed` under `tag` (which must name everything `head` does
+        differently: IMPARA's pooling)."""
+        limit = self._limit(max_length)
+        texts = check_texts("texts", texts, allow_empty_list=True)
+        outputs = self._run(texts, ("head", tag, limit), limit, None, batch_size, progress, head=head)
+        return np.stack(outputs) if outputs else np.zeros((0, 1), dtype=np.float32)
+
     def token_ids(self, texts: Sequence[str], max_length: int | None = None) -> list[list[int]]:
         """Token ids with special tokens, truncated to `max_length` (default: the model's limit, at most 512).
 
@@ -412,16 +454,10 @@ class Encoder:
 
     @property
     def model_max_length(self) -> int:
-        """The model's own limit: the tokenizer's `model_max_length` capped by the config's
-        `max_position_embeddings` (512 when neither says). A larger `max_length` is an error."""
-        limits = []
-        tokenizer_max = getattr(self.tokenizer, "model_max_length", None)
-        if isinstance(tokenizer_max, int) and 0 < tokenizer_max < 10**9:  # transformers' "unknown" is 1e30
-            limits.append(tokenizer_max)
-        positions = getattr(self.model.config, "max_position_embeddings", None)
-        if isinstance(positions, int) and positions > 0:
-            limits.append(positions)
-        return int(min(limits)) if limits else 512
+        """The model's own limit (`usable_length`; 512 when neither tokenizer nor config says). A larger
+        `max_length` is an error."""
+        limit = usable_length(self.model, self.tokenizer)
+        return 512 if limit is None else int(limit)
 
     @property
     def model_limit(self) -> int:
@@ -491,7 +527,8 @@ class Encoder:
         return int(max_length)
 
     def _run(self, texts: list[str], kind: tuple, max_length: int, layer: int | None,
-             batch_size: int, progress: bool | None, pooling: str | None = None) -> list[np.ndarray]:
+             batch_size: int, progress: bool | None, pooling: str | None = None,
+             head: Callable[[Any, Any, Any], Any] | None = None) -> list[np.ndarray]:
         if not isinstance(batch_size, int) or batch_size < 1:
             raise ValueError(f"`batch_size` must be a positive int, got {batch_size!r}")
         if layer is not None and not 0 <= layer <= self.num_layers:
@@ -513,7 +550,8 @@ class Encoder:
             missing = [text for text in missing if text not in stored]
         if missing:
             show = len(missing) >= AUTO_PROGRESS if progress is None else progress
-            computed = dict(zip(missing, self._forward(missing, max_length, layer, batch_size, show, pooling)))
+            computed = dict(zip(missing, self._forward(missing, max_length, layer, batch_size, show, pooling,
+                                                       head)))
             if self.disk_cache is not None:
                 self.disk_cache.save(kind, computed)
             self._keep(kind, computed, found)
@@ -544,7 +582,8 @@ class Encoder:
             self._cache_used -= size
 
     def _forward(self, texts: list[str], max_length: int, layer: int | None, batch_size: int,
-                 progress: bool, pooling: str | None) -> list[np.ndarray]:
+                 progress: bool, pooling: str | None,
+                 head: Callable[[Any, Any, Any], Any] | None = None) -> list[np.ndarray]:
         import torch
         from tqdm.auto import tqdm
 
@@ -563,10 +602,17 @@ class Encoder:
                 input_ids[row, : len(ids[i])] = torch.tensor(ids[i])
                 mask[row, : len(ids[i])] = 1
             with torch.inference_mode():
-                states = self._states(input_ids.to(self.device), mask.to(self.device), layer)
+                if head is not None:
+                    states = head(self.model, input_ids.to(self.device), mask.to(self.device))
+                else:
+                    states = self._states(input_ids.to(self.device), mask.to(self.device), layer)
             states = states.float()
             self.forward_count += len(batch)
-            if pooling == "mean":
+            if head is not None:
+                rows = states.reshape(len(batch), -1).cpu().numpy().astype(np.float32)
+                for row, i in enumerate(batch):
+                    results[i] = rows[row].copy()
+            elif pooling == "mean":
                 m = mask.to(states.device).unsqueeze(-1).float()
                 pooled = ((states * m).sum(1) / m.sum(1)).cpu().numpy().astype(np.float32)
                 for row, i in enumerate(batch):  # a copy per row: a cached row must not keep its batch alive

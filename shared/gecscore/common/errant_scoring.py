@@ -13,7 +13,8 @@ from them. Conventions follow gec-metrics (`docs/reference-behaviour.md`, sectio
 * a sentence keeps its best reference on its own counts; the corpus adds, sentence by sentence, the reference
   whose counts maximise the running total plus that reference (ERRANT's greedy accumulation);
 * the zero-division rule differs per metric: `"errant"` gives P = 1 when FP == 0 (R = 1 when FN == 0),
-  `"denominator"` gives P = 1 when TP + FP == 0 (R = 1 when TP + FN == 0), as UOT-ERRANT does.
+  `"denominator"` gives P = 1 when TP + FP == 0 (R = 1 when TP + FN == 0), as UOT-ERRANT does; both are
+  conventions of `gecscore.common.fbeta`, where the formulas live.
 """
 
 from __future__ import annotations
@@ -25,8 +26,10 @@ import numpy as np
 
 from gecscore.common.bootstrap import GreedyReferences
 from gecscore.common.edits import Edit
+from gecscore.common.fbeta import f_beta, prf
 
 ZeroDivision = Literal["errant", "denominator"]
+#: The conventions of `gecscore.common.fbeta` that score TP/FP/FN counts.
 ZERO_DIVISION_RULES: tuple[str, ...] = ("errant", "denominator")
 
 
@@ -77,32 +80,19 @@ class FScore:
 
     def precision(self, c: Counts) -> float:
         """TP / (TP + FP), with this rule's value 1.0 on zero division."""
-        if self.zero_division == "errant":
-            return 1.0 if c.fp == 0 else c.tp / (c.tp + c.fp)
-        denominator = c.tp + c.fp
-        return 1.0 if denominator == 0 else c.tp / denominator
+        return self.prf(c).p
 
     def recall(self, c: Counts) -> float:
         """TP / (TP + FN), with this rule's value 1.0 on zero division."""
-        if self.zero_division == "errant":
-            return 1.0 if c.fn == 0 else c.tp / (c.tp + c.fn)
-        denominator = c.tp + c.fn
-        return 1.0 if denominator == 0 else c.tp / denominator
+        return self.prf(c).r
 
     def f_from(self, p: float, r: float) -> float:
         """(1+β²)PR / (β²P + R); 0.0 when P + R == 0 (and 1.0 if only the denominator vanishes, as UOT-ERRANT)."""
-        if not p + r:
-            return 0.0
-        b2 = self.beta ** 2
-        denominator = b2 * p + r
-        if denominator == 0:
-            return 1.0
-        return float((1 + b2) * p * r) / denominator
+        return f_beta(p, r, self.beta, self.zero_division)
 
     def prf(self, c: Counts) -> PRF:
         """Precision, recall and F_β of `c`."""
-        p, r = self.precision(c), self.recall(c)
-        return PRF(p, r, self.f_from(p, r))
+        return PRF(*prf(c.tp, c.fp, c.fn, self.beta, self.zero_division))
 
     def key(self, c: Counts) -> tuple[float, float, float, float]:
         """Comparison key `(F, TP, -FP, -FN)`: a larger key is a better reference (F rounded with `decimals`)."""
@@ -152,18 +142,7 @@ class Aggregate:
 
 def errant_prf(counts: np.ndarray, rule: FScore) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Precision, recall and F_β of `(..., 3)` arrays of TP, FP, FN under `rule`."""
-    tp, fp, fn = counts[..., 0], counts[..., 1], counts[..., 2]
-    with np.errstate(divide="ignore", invalid="ignore"):
-        if rule.zero_division == "errant":
-            p = np.where(fp == 0, 1.0, tp / (tp + fp))
-            r = np.where(fn == 0, 1.0, tp / (tp + fn))
-        else:
-            p = np.where(tp + fp == 0, 1.0, tp / (tp + fp))
-            r = np.where(tp + fn == 0, 1.0, tp / (tp + fn))
-        b2 = rule.beta ** 2
-        denominator = b2 * p + r
-        f = np.where(p + r == 0, 0.0, np.where(denominator == 0, 1.0, (1 + b2) * p * r / denominator))
-    return p, r, f
+    return prf(counts[..., 0], counts[..., 1], counts[..., 2], rule.beta, rule.zero_division)
 
 
 _ROUND = np.frompyfunc(lambda x, decimals: round(float(x), decimals), 2, 1)  # numpy's own round differs

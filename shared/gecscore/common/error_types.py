@@ -43,3 +43,9 @@ def as_lists(types: Mapping[str, Counts]) -> dict[str, list[float]]:
 def from_lists(types: Mapping[str, Sequence[float]]) -> dict[str, Counts]:
     """The inverse of `as_lists`."""
     return {t: Counts(*map(float, c)) for t, c in types.items()}
+
+
+def chosen_type_table(chosen: Sequence[Mapping[str, Sequence[float]]], level: int, rule: FScore,
+                      f_key: str) -> dict[str, Any]:
+    """The corpus per-type table of each sentence's chosen candidate, given as `{type: [tp, fp, fn]}` records."""
+    return type_table(corpus_types([from_lists(types) for types in chosen]), level, rule, f_key)

@@ -172,3 +172,33 @@ def check_encoder_work(metric: str, texts_by_sentence: Mapping[int, Sequence[str
                 f"per edit; about {cost} encoder tokens, more than {WORK_PER_TOKEN} × max_tokens = {budget}, "
                 f"roughly 10 s with a base-size encoder on 2 CPU cores); pass max_tokens={needed} (or None) to score "
                 "it anyway")
+
+
+def tokenise_or_check(sources: list[str], predictions: Sequence[list[str]], references: list[list[str]], *,
+                      tokenize: bool, fixed: bool = False, nlp: Any = None
+                      ) -> tuple[list[str], list[list[str]], list[list[str]]]:
+    """The texts of the edit-based metrics spaCy-tokenised (`tokenize=True`, as ERRANT's `parse(tokenise=True)`;
+    with `fixed`, the predictions only: a gold M2 fixes the source and reference tokens), or checked to be
+    whitespace-tokenised (`ValueError` naming the argument when punctuation is clearly glued to words).
+
+    `predictions` holds one list per system; a reference's index in an error counts references in reading order.
+    """
+    from gecscore.common.validation import check_tokenised
+
+    flat = [r for group in references for r in group]
+    if tokenize:
+        from gecscore.common.edits import tokenize as spacy_tokenize
+
+        predictions = [spacy_tokenize(texts, nlp) for texts in predictions]
+        if fixed:
+            return sources, predictions, references
+        it = iter(spacy_tokenize(flat, nlp))
+        return spacy_tokenize(sources, nlp), predictions, [[next(it) for _ in group] for group in references]
+    check_tokenised("sources", sources)
+    for texts in predictions:
+        check_tokenised("predictions", texts)
+    try:
+        check_tokenised("references", flat)
+    except ValueError as error:
+        raise ValueError(f"{error} (index counts references in reading order)") from None
+    return sources, list(predictions), references

@@ -162,6 +162,8 @@ class MetricSpec:
     variants: tuple[str, ...]
     options: tuple[Option, ...]
     runner: str
+    #: The module of its shard hooks (`gecscore.common.shards`).
+    shards: str
     reference_free: bool = False
     sentence_option: str = "return_sentence_scores"
     #: Input options that replace the sentence lists altogether (CLEME's two M2 files).

@@ -25,15 +25,15 @@ from dataclasses import dataclass
 from typing import Any, Sequence
 
 import numpy as np
-from tqdm.auto import tqdm
 
-from gecscore.common.encoders import cannot_load, check_model_path, resolve_model, select_device, shared_model
+from gecscore.common.encoders import Encoder, cannot_load, check_model_path, resolve_model, select_device, \
+    shared_model, usable_length
 from gecscore.common.bootstrap import SentenceMean
 from gecscore.common.degenerate import TRUNCATED, flag, merge, robust_predictions
 from gecscore.common.results import MetricResult
 from gecscore.common.signature import make_signature
 from gecscore.impara_ged import SPEC
-from gecscore.impara_ged.embedded import POOLING_CONFIG_KEY, load_embedded
+from gecscore.impara_ged.embedded import POOLING_CONFIG_KEY, installed_asset_dir, load_embedded
 from gecscore.common.validation import UntokenisedTextWarning, check_same_length, check_texts, untokenised
 
 DEFAULT_MODEL = "naist-nlp/IMPARA-GED"
@@ -77,14 +77,6 @@ def cosine_rows(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     norms = np.linalg.norm(a, axis=1) * np.linalg.norm(b, axis=1)
     dots = np.einsum("ij,ij->i", a, b)
     return np.divide(dots, norms, out=np.zeros_like(dots), where=norms > 0)
-
-
-def length_batches(lengths: Sequence[int], batch_size: int) -> list[list[int]]:
-    """Indices grouped into batches of similar length (longest first), so padding stays small."""
-    if batch_size < 1:
-        raise ValueError(f"batch_size must be >= 1, got {batch_size}")
-    order = sorted(range(len(lengths)), key=lambda i: (-lengths[i], i))
-    return [order[i:i + batch_size] for i in range(0, len(order), batch_size)]
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -159,59 +151,12 @@ def check_single_logit(config: Any, name: str, missing_keys: Sequence[str] = ())
         raise ValueError(f"checkpoint {name!r} lacks the weights of its classification head: {head_missing}")
 
 
-def model_limit(model: Any, tokenizer: Any) -> int | None:
-    """The most tokens one sequence may have for `model`: the smaller of the tokenizer's `model_max_length` (when
-    set) and the positions the model has (`max_position_embeddings`, less RoBERTa's padding offset); None: unknown."""
-    limits = []
-    tokenizer_max = getattr(tokenizer, "model_max_length", None)
-    if isinstance(tokenizer_max, int) and 0 < tokenizer_max < 1_000_000:
-        limits.append(tokenizer_max)
-    positions = getattr(model.config, "max_position_embeddings", None)
-    if isinstance(positions, int) and positions > 0:
-        if model.config.model_type in ("roberta", "xlm-roberta", "camembert", "longformer"):
-            positions -= 2  # position ids start after the padding index
-        limits.append(positions)
-    return min(limits) if limits else None
-
-
-def check_max_length(max_length: int, model: Any, tokenizer: Any, name: str, role: str) -> None:
-    """Raise `ValueError` naming `max_length` when it exceeds what the model can read."""
-    limit = model_limit(model, tokenizer)
+def check_max_length(max_length: int, encoder: Any, name: str, role: str) -> None:
+    """Raise `ValueError` naming `max_length` when it exceeds what the encoder's model can read (`usable_length`)."""
+    limit = usable_length(encoder.model, encoder.tokenizer)
     if limit is not None and max_length > limit:
         raise ValueError(f"`max_length`={max_length} is more than the {role} {name!r} can read ({limit} tokens, "
                          f"special tokens included); pass max_length={limit} or less")
-
-
-def token_counts(tokenizer: Any, texts: Sequence[str]) -> list[int]:
-    """Untruncated token counts (special tokens included) of `texts` under `tokenizer`."""
-    if not texts:
-        return []
-    return [len(ids) for ids in tokenizer(list(texts), truncation=False, verbose=False)["input_ids"]]
-
-
-def batched_rows(tokenizer: Any, texts: Sequence[str], forward: Any, *, device: str = "cpu", max_length: int = 128,
-                 batch_size: int = 32, progress: bool = False, desc: str = "encode") -> np.ndarray:
-    """`forward(input_ids, attention_mask)` row by row for each text, once per distinct text.
-
-    Texts are truncated to `max_length` tokens, sorted by length and padded per batch; with masked pooling the
-    padding does not change the rows (beyond float noise), so the order is an optimisation only.
-    """
-    import torch
-
-    unique = list(dict.fromkeys(texts))
-    if not unique:
-        return np.zeros(0, dtype=np.float32)
-    encoded = tokenizer(unique, max_length=max_length, truncation=True)["input_ids"]
-    rows: list[Any] = [None] * len(unique)
-    with torch.inference_mode():
-        for batch in tqdm(length_batches([len(ids) for ids in encoded], batch_size), desc=desc,
-                          disable=not progress, leave=False):
-            padded = tokenizer.pad({"input_ids": [encoded[i] for i in batch]}, return_tensors="pt")
-            out = forward(padded["input_ids"].to(device), padded["attention_mask"].to(device))
-            for i, row in zip(batch, out.float().cpu().numpy()):
-                rows[i] = row
-    position = {text: i for i, text in enumerate(unique)}
-    return np.stack([rows[position[t]] for t in texts])
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -219,22 +164,35 @@ def batched_rows(tokenizer: Any, texts: Sequence[str], forward: Any, *, device: 
 
 
 class QualityEstimator:
-    """A loaded single-logit quality estimator with its tokenizer and resolved pooling."""
+    """A loaded single-logit quality estimator with its resolved pooling, run through the shared model service
+    (`gecscore.common.encoders.Encoder`: deduplication, length-sorted batches, the byte-bounded and on-disk caches)."""
 
     def __init__(self, model: Any, tokenizer: Any, *, name: str, pooling: str = "auto", device: str | None = None,
-                 fp16: bool = False, revision: str | None = None, auto_fallback: str = "mean_wrapper") -> None:
-        import torch
-
+                 fp16: bool = False, revision: str | None = None, auto_fallback: str = "mean_wrapper",
+                 source: str | None = None) -> None:
         self.name = name
         self.revision = revision
         self.device = select_device(device)
         if fp16 and not self.device.startswith("cuda"):
             raise ValueError(f"fp16=True needs a CUDA device; the quality estimator would run on {self.device!r}")
-        self.dtype = torch.float16 if fp16 else torch.float32
-        self.model = model.to(device=self.device, dtype=self.dtype).eval()
-        self.tokenizer = tokenizer
         self.pooling = resolve_pooling(model, pooling, auto_fallback)
-        self.forward_count = 0
+        self.encoder = Encoder(name, device=self.device, dtype="float16" if fp16 else "float32", revision=revision,
+                               loaded=(model, tokenizer), source=source)
+
+    @property
+    def model(self) -> Any:
+        """The loaded sequence classifier."""
+        return self.encoder.model
+
+    @property
+    def tokenizer(self) -> Any:
+        """Its tokenizer."""
+        return self.encoder.tokenizer
+
+    @property
+    def forward_count(self) -> int:
+        """Texts run through the model so far (cached ones are not run again)."""
+        return self.encoder.forward_count
 
     @classmethod
     def load(cls, name_or_path: str = DEFAULT_MODEL, *, pooling: str = "auto", device: str | None = None,
@@ -244,10 +202,12 @@ class QualityEstimator:
         def load() -> "QualityEstimator":
             if name_or_path == EMBEDDED:
                 model, tokenizer = load_embedded()
+                source = str(installed_asset_dir())
             else:
                 model, tokenizer = _from_pretrained(name_or_path, revision)
+                source = resolve_model(name_or_path)
             return cls(model, tokenizer, name=name_or_path, pooling=pooling, device=device, fp16=fp16,
-                       revision=revision, auto_fallback=auto_fallback)
+                       revision=revision, auto_fallback=auto_fallback, source=source)
 
         key = (name_or_path, pooling, select_device(device), fp16, revision, auto_fallback)
         return shared_model("quality_estimator", key, load)
@@ -255,14 +215,12 @@ class QualityEstimator:
     def logits(self, texts: Sequence[str], *, max_length: int = 128, batch_size: int = 32,
                progress: bool = False) -> np.ndarray:
         """The QE logit of each text (float64), computed once per distinct text in length-sorted batches."""
-        texts = check_texts("texts", texts, allow_empty_list=True)
+        def head(model: Any, input_ids: Any, attention_mask: Any) -> Any:
+            return pooled_logits(model, input_ids, attention_mask, self.pooling)
 
-        def forward(input_ids: Any, attention_mask: Any) -> Any:
-            self.forward_count += len(input_ids)
-            return pooled_logits(self.model, input_ids, attention_mask, self.pooling)
-
-        return batched_rows(self.tokenizer, texts, forward, device=self.device, max_length=max_length,
-                            batch_size=batch_size, progress=progress, desc="IMPARA QE").astype(np.float64)
+        rows = self.encoder.head_outputs(texts, head, tag=("quality", self.pooling), max_length=max_length,
+                                         batch_size=batch_size, progress=progress)
+        return rows[:, 0].astype(np.float64)
 
     def scores(self, texts: Sequence[str], **kwargs: Any) -> np.ndarray:
         """σ(logit) of each text."""
@@ -334,7 +292,7 @@ class Impara:
         self.robust = robust
         self.qe = QualityEstimator.load(model, pooling=pooling, device=device, fp16=fp16, revision=revision,
                                         auto_fallback="cls" if variant == "impara" else "mean_wrapper")
-        check_max_length(max_length, self.qe.model, self.qe.tokenizer, self.qe.name, "quality estimator")
+        check_max_length(max_length, self.qe.encoder, self.qe.name, "quality estimator")
 
     def settings(self) -> dict[str, Any]:
         """Everything that determines the scores, in signature order."""
@@ -367,7 +325,7 @@ class Impara:
         sources, predictions = self.prepare_text(sources, predictions)
         encoder = self.similarity_encoder() if self.variant == "impara" else None  # checks max_length first
         degenerate = [flag(i, TRUNCATED, text="prediction", estimator="quality", tokens=n, limit=self.max_length)
-                      for i, n in enumerate(token_counts(self.qe.tokenizer, predictions)) if n > self.max_length]
+                      for i, n in enumerate(self.qe.encoder.token_lengths(predictions)) if n > self.max_length]
         quality = self.qe.scores(predictions, max_length=self.max_length, batch_size=self.batch_size,
                                  progress=progress)
         if np.isnan(quality).any():
@@ -402,10 +360,8 @@ class Impara:
 
     def similarity_encoder(self) -> Any:
         """The similarity estimator of the impara variant (loaded once), after checking `max_length` against it."""
-        from gecscore.common.encoders import Encoder
-
         encoder = Encoder.get(self.se_model, device=self.device)
-        check_max_length(self.max_length, encoder.model, encoder.tokenizer, self.se_model, "similarity estimator")
+        check_max_length(self.max_length, encoder, self.se_model, "similarity estimator")
         return encoder
 
     def similarity(self, sources: Sequence[str], predictions: Sequence[str], *, progress: bool = False) -> np.ndarray:

@@ -18,7 +18,7 @@ import numpy as np
 
 from gecscore.cleme2.chunks import ASSUMPTIONS, Sample, label_chunks, partition_sample, samples_from_m2, \
     samples_from_text
-from gecscore.cleme2.metric import HEUO, ChunkCounts, count_chunks, heuo
+from gecscore.cleme2.metric import HEUO, ChunkCounts, count_chunks, heuo, heuo_indicators
 
 PerRef = Sequence[Sequence[ChunkCounts]]
 FIELDS = ("tp", "fp", "fp_ne", "fp_un", "fn", "tn")
@@ -78,12 +78,9 @@ def _indicators(c: np.ndarray) -> tuple[float, float, float, float]:
 
 
 def indicators_of(counts: np.ndarray) -> dict[str, np.ndarray]:
-    """`hit`, `err`, `und`, `ove` of `(..., 6)` count arrays (`HEUO.indicators` vectorised; 0 on empty denominators)."""
-    tp, fp_ne, fp_un, fn = counts[..., 0], counts[..., 2], counts[..., 3], counts[..., 4]
-    ne, proposed = tp + fp_ne + fn, tp + fp_ne + fp_un
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return {"hit": np.where(ne != 0, tp / ne, 0.0), "err": np.where(ne != 0, fp_ne / ne, 0.0),
-                "und": np.where(ne != 0, fn / ne, 0.0), "ove": np.where(proposed != 0, fp_un / proposed, 0.0)}
+    """`hit`, `err`, `und`, `ove` of `(..., 6)` count arrays (`heuo_indicators`; 0 on empty denominators)."""
+    values = heuo_indicators(counts[..., 0], counts[..., 2], counts[..., 3], counts[..., 4], (1.0, 0.0, 0.0, 0.0))
+    return {name: values[name] for name in ("hit", "err", "und", "ove")}
 
 
 def indicator_grid(per_ref: PerRef, alphas: np.ndarray, level: str) -> dict[str, np.ndarray]:

@@ -12,6 +12,7 @@ SPEC = MetricSpec(
     summary="MaxMatch (M²) or ERRANT edits weighted by their BERTScore impact",
     variants=("sentm2", "m2", "errant", "senterrant"),
     runner="gecscore.pt_m2.metric",
+    shards="gecscore.pt_m2.shards",
     sentence_option="sentence_scores",
     options=(
         Option("variant", "str", "sentm2", "'sentm2' (PT-M2), 'm2', 'errant' (PT-ERRANT) or 'senterrant'",

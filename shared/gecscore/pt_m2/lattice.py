@@ -23,6 +23,7 @@ import numpy as np
 
 from gecscore.common.bootstrap import GreedyReferences
 from gecscore.common.errant_scoring import PRF
+from gecscore.common.fbeta import m2_prf
 
 if TYPE_CHECKING:
     from gecscore.common.m2io import M2Sentence
@@ -657,11 +658,7 @@ class M2Counts(NamedTuple):
 
 def prf(counts: M2Counts, beta: float = 0.5) -> PRF:
     """P = c/p, R = c/g (1.0 when the denominator is 0), F_β from P and R (0.0 when β²P + R is 0)."""
-    p = counts.correct / counts.proposed if counts.proposed else 1.0
-    r = counts.correct / counts.gold if counts.gold else 1.0
-    b2 = beta * beta
-    f = (1.0 + b2) * p * r / (b2 * p + r) if b2 * p + r else 0.0
-    return PRF(p, r, f)
+    return PRF(*m2_prf(counts.correct, counts.proposed, counts.gold, beta))
 
 
 def choose_annotator(candidates: Sequence[M2Counts], totals: M2Counts = M2Counts(0, 0, 0), beta: float = 0.5) -> int:
@@ -711,19 +708,14 @@ def m2_greedy(per_sentence: Sequence[Sequence[Sequence[float]]], beta: float) ->
     resamples: the one implementation of the rule."""
     b2 = beta * beta
 
-    def prf(counts: np.ndarray) -> np.ndarray:
-        correct, proposed, gold = counts[..., 0], counts[..., 1], counts[..., 2]
-        with np.errstate(divide="ignore", invalid="ignore"):
-            p = np.where(proposed != 0, correct / proposed, 1.0)
-            r = np.where(gold != 0, correct / gold, 1.0)
-            denominator = b2 * p + r
-            return np.where(denominator != 0, (1.0 + b2) * p * r / denominator, 0.0)
+    def f(counts: np.ndarray) -> np.ndarray:
+        return m2_prf(counts[..., 0], counts[..., 1], counts[..., 2], beta)[2]
 
     def key(running: np.ndarray, candidates: np.ndarray) -> tuple[np.ndarray, ...]:
         local = running + candidates
-        return prf(local), local[..., 0], -(local[..., 1] + b2 * local[..., 2])
+        return f(local), local[..., 0], -(local[..., 1] + b2 * local[..., 2])
 
-    return GreedyReferences([[tuple(c) for c in refs] for refs in per_sentence], key, prf)
+    return GreedyReferences([[tuple(c) for c in refs] for refs in per_sentence], key, f)
 
 
 def sentence_m2(counts: Iterable[Sequence[M2Counts]], beta: float = 0.5) -> M2Result:

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any, Literal, Mapping, Sequence
 from tqdm.auto import tqdm
 
 from gecscore.pt_m2 import lattice as m2
-from gecscore.common.inputs import check_encoder_work
+from gecscore.common.inputs import check_encoder_work, tokenise_or_check
 from gecscore.common.degenerate import INCONSISTENT_COUNTS, TRUNCATED, ZERO_WEIGHT_EDITS, flag, merge
 from gecscore.common.edit_impact import Similarity, WeightRequest, edit_weights
 from gecscore.common.edits import Edit, apply_edits
@@ -383,29 +383,6 @@ def _as_sys(edit: Edit) -> SysEdit:
 # Gold from references, references from gold, output records
 
 
-def prepare_text(sources: list[str], predictions: list[str], references: list[list[str]], *, tokenize: bool,
-                 gold_given: bool) -> tuple[list[str], list[str], list[list[str]]]:
-    """spaCy-tokenise (`tokenize=True`; sources and references only when no gold M2 fixes the tokens) or
-    reject clearly untokenised input."""
-    from gecscore.common.edits import tokenize as spacy_tokenize
-    from gecscore.common.validation import check_tokenised
-
-    if tokenize:
-        predictions = spacy_tokenize(predictions)
-        if not gold_given:
-            sources = spacy_tokenize(sources)
-            flat = iter(spacy_tokenize([r for refs in references for r in refs]))
-            references = [[next(flat) for _ in refs] for refs in references]
-        return sources, predictions, references
-    check_tokenised("sources", sources)
-    check_tokenised("predictions", predictions)
-    try:
-        check_tokenised("references", [r for refs in references for r in refs])
-    except ValueError as error:
-        raise ValueError(f"{error} (index counts references in reading order)") from None
-    return sources, predictions, references
-
-
 def default_extractor() -> EditExtractor:
     """The process-wide ERRANT edit extractor."""
     from gecscore.common.edits import get_extractor
@@ -483,8 +460,8 @@ def run(sources: Sequence[str], predictions: Sequence[str], references: Sequence
         raise ValueError("pass `references` (corrected sentences) or `gold_m2` (an M2 annotation)")
     if gold is not None and len(gold) != n:
         raise ValueError(f"`gold_m2` has {len(gold)} sentences but there are {n} predictions")
-    sources, predictions, refs = prepare_text(sources, predictions, refs, tokenize=opts["tokenize"],
-                                              gold_given=gold is not None)
+    sources, (predictions,), refs = tokenise_or_check(sources, [predictions], refs, tokenize=opts["tokenize"],
+                                                      fixed=gold is not None)
     if gold is not None and variant in ("m2", "sentm2"):
         check_type_level(gold, opts["return_types"])
     similarity = None

@@ -80,12 +80,18 @@ def _pad(tokenizer: Any, rows: Sequence[list[int]], device: str) -> tuple[Any, A
     return padded["input_ids"].to(device), padded["attention_mask"].to(device)
 
 
+def length_batches(lengths: Sequence[int], batch_size: int) -> list[list[int]]:
+    """Indices grouped into batches of similar length (longest first), so padding stays small."""
+    if batch_size < 1:
+        raise ValueError(f"batch_size must be >= 1, got {batch_size}")
+    order = sorted(range(len(lengths)), key=lambda i: (-lengths[i], i))
+    return [order[i:i + batch_size] for i in range(0, len(order), batch_size)]
+
+
 def predict_words(model: Any, tokenizer: Any, words: Sequence[Sequence[str]], *, max_length: int = 128,
                   batch_size: int = 32, device: str = "cpu") -> list[list[int]]:
     """Predicted label id per word (words cut off by truncation get CORRECT = 0)."""
     import torch
-
-    from gecscore.impara_ged.metric import length_batches
 
     encoded = encode_words(tokenizer, words, max_length)
     predictions = [[0] * len(w) for w in words]

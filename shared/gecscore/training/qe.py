@@ -53,14 +53,16 @@ def evaluate_pairs(model: Any, tokenizer: Any, pairs: Sequence[QEPair], *, pooli
     """Dev loss and pairwise accuracy (share of pairs with R(better) > R(worse))."""
     import torch
 
-    from gecscore.impara_ged.metric import batched_rows
+    from gecscore.common.encoders import Encoder
 
     texts = [t for pair in pairs for t in pair]
 
-    def forward(input_ids: Any, attention_mask: Any) -> Any:
+    def head(model: Any, input_ids: Any, attention_mask: Any) -> Any:
         return pooled_logits(model, input_ids, attention_mask, pooling)
 
-    logits = batched_rows(tokenizer, texts, forward, device=device, max_length=max_length, batch_size=batch_size)
+    # The model service's batching, without its caches: the weights change between evaluations.
+    service = Encoder("QE in training", device=device, loaded=(model, tokenizer), cache_bytes=0, disk_cache=False)
+    logits = service.head_outputs(texts, head, tag=pooling, max_length=max_length, batch_size=batch_size)[:, 0]
     worse, better = torch.tensor(logits[0::2]), torch.tensor(logits[1::2])
     return {"loss": float(torch.sigmoid(worse - better).mean()), "accuracy": float((better > worse).float().mean())}
 

@@ -21,8 +21,8 @@ from gecscore.common.degenerate import (
     DEGENERATE_TRANSPORT, OVER_TRANSPORT, TRUNCATED, ZERO_WEIGHT_EDITS, DegenerateOutputWarning, flag, merge,
 )
 from gecscore.common.errant_scoring import errant_greedy
-from gecscore.common.inputs import check_encoder_work
-from gecscore.common.edits import Edit, get_extractor, tokenize as spacy_tokenize
+from gecscore.common.inputs import check_encoder_work, tokenise_or_check
+from gecscore.common.edits import Edit, get_extractor
 from gecscore.common.errant_compare import CompareSettings
 from gecscore.common.error_types import as_lists, corpus_types, type_table
 from gecscore.common.results import MetricResult, split_output
@@ -32,7 +32,7 @@ from gecscore.uot_errant.transport import (
     COST_MODES, MASS_MODES, VECTORIZE_MODES, Transport, check_mode, edit_masses, edit_vectors, transport,
     typed_transport_counts, variant_texts,
 )
-from gecscore.common.validation import check_references, check_texts, check_tokenised
+from gecscore.common.validation import check_references, check_texts
 
 from gecscore.uot_errant import SPEC, compare
 
@@ -366,19 +366,9 @@ class UOTErrant:
     def _prepare_text(self, sources: list[str], hyps: dict[str, list[str]], refs: list[list[str]]
                       ) -> tuple[list[str], dict[str, list[str]], list[list[str]]]:
         """spaCy-tokenise everything (`tokenize=True`) or reject clearly untokenised input."""
-        if self.config.tokenize:
-            nlp = self._nlp
-            return (spacy_tokenize(sources, nlp), {k: spacy_tokenize(v, nlp) for k, v in hyps.items()},
-                    _regroup(spacy_tokenize([r for rs in refs for r in rs], nlp), refs))
-        check_tokenised("sources", sources)
-        for name, preds in hyps.items():
-            check_tokenised("predictions", preds)
-        flat = [r for rs in refs for r in rs]
-        try:
-            check_tokenised("references", flat)
-        except ValueError as error:
-            raise ValueError(f"{error} (index counts references in reading order)") from None
-        return sources, hyps, refs
+        sources, predictions, refs = tokenise_or_check(sources, list(hyps.values()), refs,
+                                                       tokenize=self.config.tokenize, nlp=self._nlp)
+        return sources, dict(zip(hyps, predictions)), refs
 
     def _edit_vectors(self, sets: list[tuple[str, Sequence[Edit]]], owners: Sequence[int]) -> list[EditSet]:
         """Edit vectors and masses of every edit set (`owners`: its example), from one embedding call over all
@@ -477,9 +467,3 @@ class UOTErrant:
                      for refs, k, types in zip(per_sentence, agg.sentence_refs, typed)]
         return UOTResult(self.config, rule.prf(agg.corpus), agg.corpus, agg.corpus_refs, sentences, hyp_sets,
                          ref_sets, transports, degenerate)
-
-
-def _regroup(flat: list[str], like: list[list[str]]) -> list[list[str]]:
-    """Split `flat` into lists shaped like `like`."""
-    it = iter(flat)
-    return [[next(it) for _ in group] for group in like]
