@@ -97,8 +97,8 @@ def plain(value: Any) -> Any:
     return repr(value)
 
 
-def take(data: Path, only: list[str] | None) -> dict[str, Any]:
-    """Every configuration on every data set, as plain data."""
+def take(data: Path, only: list[str] | None, write: Path) -> dict[str, Any]:
+    """Every configuration on every data set, as plain data, written to `write` after each configuration."""
     from gecscore import registry
 
     out: dict[str, Any] = {}
@@ -109,10 +109,14 @@ def take(data: Path, only: list[str] | None) -> dict[str, Any]:
         for corpus, sources, systems, references in datasets(data):
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
-                results = registry.run_systems(name, sources, systems, references, **options)
+                results = registry.run_systems(name, sources, systems,
+                                               None if registry.spec(name).reference_free else references,
+                                               **options)
             out[f"{label}/{corpus}"] = {system: plain({"scores": r.scores, "sentences": r.sentences,
                                                        "details": r.details, "signature": r.signature})
                                         for system, r in results.items()}
+        with gzip.open(write, "wt", encoding="utf-8") as f:
+            json.dump(out, f)
         print(f"{label}: {time.perf_counter() - start:.1f} s", flush=True)
     return out
 
@@ -141,9 +145,7 @@ def main() -> int:
     parser.add_argument("--compare", type=Path, help="an earlier snapshot to compare with")
     parser.add_argument("--only", nargs="*", choices=list(CONFIGS), help="these configurations only")
     args = parser.parse_args()
-    snapshot = take(args.data, args.only)
-    with gzip.open(args.write, "wt", encoding="utf-8") as f:
-        json.dump(snapshot, f)
+    snapshot = take(args.data, args.only, args.write)
     if not args.compare:
         return 0
     with gzip.open(args.compare, "rt", encoding="utf-8") as f:

@@ -35,7 +35,7 @@ from gecscore.cleme2.chunks import ASSUMPTIONS, FN, FP_NE, FP_UN, TN, TP, Chunk,
 from gecscore.cleme2.weights import LLMRater, Weights, check_causal_lm, llm_weights, noise_pairs, \
     similarity_weights, uniform_noise_weights
 from gecscore.cleme2 import SPEC
-from gecscore.common.bootstrap import Aggregate, CorpusStatistic, GreedyReferences, SentenceMean
+from gecscore.common.bootstrap import Aggregate, CorpusStatistic, GreedyReferences, SentenceMean, first_best_of
 from gecscore.common.degenerate import NOISE_WEIGHTS, TRUNCATED, flag, merge, robust_predictions
 from gecscore.common.edit_impact import BERTScoreSimilarity, Similarity
 from gecscore.common.inputs import tokenise_or_check
@@ -488,15 +488,6 @@ class LevelResult:
 Key = Callable[[ChunkCounts, ChunkCounts], tuple]
 
 
-def _first_best(keys: Sequence[tuple]) -> int:
-    """Index of the largest key; a later key must be strictly larger to win (the first wins ties)."""
-    best = 0
-    for r, k in enumerate(keys):
-        if k > keys[best]:
-            best = r
-    return best
-
-
 def greedy_choice(per_sentence: Sequence[Sequence[ChunkCounts]], key: Key) -> tuple[list[int], ChunkCounts]:
     """Pick references sentence by sentence, maximising `key(running total, candidate)`; first wins ties."""
     total = ChunkCounts()
@@ -504,7 +495,7 @@ def greedy_choice(per_sentence: Sequence[Sequence[ChunkCounts]], key: Key) -> tu
     for i, refs in enumerate(per_sentence):
         if not refs:
             raise ValueError(f"sentence {i} has no reference")
-        best = _first_best([key(total, c) for c in refs])
+        best = first_best_of([key(total, c) for c in refs])
         chosen.append(best)
         total = total + refs[best]
     return chosen, total
@@ -516,7 +507,7 @@ def best_per_sentence(per_sentence: Sequence[Sequence[ChunkCounts]],
     for i, refs in enumerate(per_sentence):
         if not refs:
             raise ValueError(f"sentence {i} has no reference")
-    return [_first_best([key(c) for c in refs]) for refs in per_sentence]
+    return [first_best_of([key(c) for c in refs]) for refs in per_sentence]
 
 
 def _sum(counts: Sequence[ChunkCounts]) -> ChunkCounts:

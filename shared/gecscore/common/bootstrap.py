@@ -361,6 +361,16 @@ def _check_joinable(first: Any, second: Any, *rules: Callable[..., Any]) -> None
                         f"({', '.join(rule.__qualname__ for rule in rules)})")
 
 
+def first_best_of(keys: Sequence[Any]) -> int:
+    """Index of the largest of `keys` (tuples in Python's order); a later key must be strictly larger to win, so the
+    first wins ties. The scalar form of `first_best`, for one sentence's references."""
+    best = 0
+    for r, key in enumerate(keys):
+        if key > keys[best]:
+            best = r
+    return best
+
+
 def first_best(keys: Sequence[np.ndarray], valid: np.ndarray) -> np.ndarray:
     """Per row, the column with the lexicographically largest key among valid columns; the first wins ties.
 

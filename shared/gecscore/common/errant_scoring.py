@@ -24,7 +24,7 @@ from typing import Iterable, Literal, NamedTuple, Sequence
 
 import numpy as np
 
-from gecscore.common.bootstrap import GreedyReferences
+from gecscore.common.bootstrap import GreedyReferences, first_best_of
 from gecscore.common.edits import Edit
 from gecscore.common.fbeta import f_beta, prf
 
@@ -106,12 +106,7 @@ class FScore:
         """
         if not per_ref:
             raise ValueError("`per_ref` is empty; every sentence needs at least one reference")
-        best, best_key = 0, None
-        for i, counts in enumerate(per_ref):
-            key = self.key(counts if offset is None else offset + counts)
-            if best_key is None or best_key < key:
-                best, best_key = i, key
-        return best
+        return first_best_of([self.key(counts if offset is None else offset + counts) for counts in per_ref])
 
     def aggregate(self, per_sentence: Sequence[Sequence[Counts]]) -> Aggregate:
         """Sentence-level best references and the greedy corpus-level choice and total (`errant_greedy`, the one

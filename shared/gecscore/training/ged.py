@@ -14,6 +14,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from gecscore.common.fbeta import f_beta
 from gecscore.training.corpora import Pair
 from gecscore.training.labels import label_counts, label_set, token_labels
 from gecscore.training.runs import FitConfig, Stage, fit, freeze_lower_layers, set_seed
@@ -106,11 +107,6 @@ def predict_words(model: Any, tokenizer: Any, words: Sequence[Sequence[str]], *,
     return predictions
 
 
-def _f05(precision: float, recall: float) -> float:
-    denominator = 0.25 * precision + recall
-    return 1.25 * precision * recall / denominator if denominator > 0 else 0.0
-
-
 def ged_scores(gold: Sequence[Sequence[int]], predicted: Sequence[Sequence[int]], num_classes: int) -> dict[str, float]:
     """Binarised P/R/F0.5 of the error class and macro P/R/F0.5 over all classes (word level)."""
     g = np.array([x for row in gold for x in row], dtype=np.int64)
@@ -123,8 +119,9 @@ def ged_scores(gold: Sequence[Sequence[int]], predicted: Sequence[Sequence[int]]
     present = sorted(set(g.tolist()) | set(p.tolist()))
     macro_p = float(np.mean([np.sum((g == c) & (p == c)) / max(np.sum(p == c), 1) for c in present]))
     macro_r = float(np.mean([np.sum((g == c) & (p == c)) / max(np.sum(g == c), 1) for c in present]))
-    scores = {"precision": precision, "recall": recall, "f0.5": _f05(precision, recall),
-              "macro_precision": macro_p, "macro_recall": macro_r, "macro_f0.5": _f05(macro_p, macro_r)}
+    scores = {"precision": precision, "recall": recall, "f0.5": f_beta(precision, recall, 0.5, "m2"),
+              "macro_precision": macro_p, "macro_recall": macro_r,
+              "macro_f0.5": f_beta(macro_p, macro_r, 0.5, "m2")}
     scores["selection"] = scores["f0.5"] if num_classes == 2 else scores["macro_f0.5"]
     return scores
 
