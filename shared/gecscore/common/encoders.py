@@ -350,8 +350,7 @@ class Encoder:
 
             model, self.tokenizer = loaded
             self.model = model.to(device=self.device, dtype=getattr(torch, self.dtype)).eval()
-        # else the folder changed while loading: no on-disk cache
-        pinned = path is not None and files == folder_files(path)
+        pinned = path is not None and files == folder_files(path)  # else it changed while loading: no disk cache
         #: What the outputs depend on besides the text (`embedding_cache.model_identity`); None: cannot be pinned.
         self.identity = model_identity(path, files=files, revision=revision, dtype=self.dtype, device=self.device,
                                        commit=getattr(self.model.config, "_commit_hash", None)) if pinned else None
