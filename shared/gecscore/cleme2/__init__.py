@@ -5,7 +5,19 @@ partition and its labels), `weights.py` (similarity and LLM chunk weights); `plo
 `SPEC` declares the options once.
 """
 
+from gecscore.common.exports import lazy_exports
 from gecscore.common.options import MetricSpec, Option, input_options
+
+# The public interface beyond SPEC: name -> module of this package.
+_EXPORTS = {
+    **dict.fromkeys(("ASSUMPTIONS", "Sample", "label_chunks", "partition_sample", "samples_from_m2",
+                     "samples_from_text"), "chunks"),
+    **dict.fromkeys(("HEUO", "ChunkCounts", "ChunkPRF", "LengthWeights", "Sigmoid", "count_chunks", "heuo",
+                     "heuo_indicators", "length_bias", "length_weights", "sentence_stats"), "metric"),
+    **dict.fromkeys(("EMPTY", "LABEL_COLOURS", "MARKED_COLOUR", "plot_chunks"), "plot"),
+}
+__getattr__ = lazy_exports(__name__, _EXPORTS)
+__all__ = ["SPEC", *_EXPORTS]
 
 SPEC = MetricSpec(
     name="cleme2",

@@ -13,9 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Sequence
 
-from gecscore.cleme2.chunks import Sample, label_chunks, partition_sample, samples_from_text
-from gecscore.cleme2.metric import ChunkCounts, ChunkPRF, LengthWeights, Sigmoid, length_bias, length_weights, \
-    sentence_stats
+from gecscore.cleme2 import ChunkCounts, ChunkPRF, LengthWeights, Sample, Sigmoid, label_chunks, length_bias, \
+    length_weights, partition_sample, samples_from_text, sentence_stats
 from gecscore.common.degenerate import robust_predictions
 from gecscore.meta_eval.protocol import SystemScores
 

@@ -16,9 +16,8 @@ from typing import Sequence
 
 import numpy as np
 
-from gecscore.cleme2.chunks import ASSUMPTIONS, Sample, label_chunks, partition_sample, samples_from_m2, \
-    samples_from_text
-from gecscore.cleme2.metric import HEUO, ChunkCounts, count_chunks, heuo, heuo_indicators
+from gecscore.cleme2 import ASSUMPTIONS, HEUO, ChunkCounts, Sample, count_chunks, heuo, heuo_indicators, label_chunks, \
+    partition_sample, samples_from_m2, samples_from_text
 
 PerRef = Sequence[Sequence[ChunkCounts]]
 FIELDS = ("tp", "fp", "fp_ne", "fp_un", "fn", "tn")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import html
 from typing import Any, Mapping
 
-from gecscore.cleme2.plot import EMPTY, LABEL_COLOURS, MARKED_COLOUR
+from gecscore.cleme2 import EMPTY, LABEL_COLOURS, MARKED_COLOUR
 
 LABEL_NAMES = {"TP": "TP (correct edit)", "FP_ne": "FP-necessary (wrong edit where a correction was needed)",
                "FP_un": "FP-unnecessary (edit where none was needed)", "FN": "FN (missed correction)",

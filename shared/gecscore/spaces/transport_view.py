@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
-from gecscore.uot_errant.plot import plot_transport
+from gecscore.uot_errant import plot_transport
 
 
 def _edit(row: list[Any]) -> str:

@@ -4,7 +4,13 @@ Read top-down: `metric.py` (settings, edits → vectors → transport → counts
 vectors, masses and the transport itself), `plot.py` (the transport heatmap). `SPEC` declares the options once.
 """
 
+from gecscore.common.exports import lazy_exports
 from gecscore.common.options import MetricSpec, Option, input_options
+
+# The public interface beyond SPEC: name -> module of this package.
+_EXPORTS = {"edit_label": "plot", "plot_transport": "plot"}
+__getattr__ = lazy_exports(__name__, _EXPORTS)
+__all__ = ["SPEC", *_EXPORTS]
 
 SPEC = MetricSpec(
     name="uot_errant",
