@@ -27,6 +27,17 @@ SPEC = MetricSpec(
     runner="gecscore.cleme2.metric",
     shards="gecscore.cleme2.shards",
     sentence_option="sentences",
+    statistics=("TP", "FP", "FP_ne", "FP_un", "FN", "TN"),
+    sentence_fields=(
+        ("ref", "the reference's id: its position, or its annotator id in `ref_m2`"),
+        ("hit", "cleme2: hit-correction rate against the reference"),
+        ("err", "cleme2: wrong-correction rate"), ("und", "cleme2: under-correction rate"),
+        ("ove", "cleme2: over-correction rate"),
+        ("precision", "cleme: chunk precision"), ("recall", "cleme: chunk recall"),
+        ("accuracy", "cleme: chunk accuracy"),
+        ("counts", "= `statistics` (weighted chunk counts)"),
+        ("unweighted_counts", "the same chunk counts with every chunk weighing 1"),
+    ),
     replaces_sentences=("hyp_m2", "ref_m2"),
     options=(
         Option("variant", "str", "cleme2", "'cleme2' (CLEME2.0) or 'cleme' (CLEME v1, P/R/F)",

@@ -42,7 +42,7 @@ from gecscore.common.inputs import tokenise_or_check
 from gecscore.common.encoders import select_device, shared_model
 from gecscore.common.fbeta import prf
 from gecscore.common.guarded import Value, ratio
-from gecscore.common.results import MetricResult, split_output
+from gecscore.common.results import MetricResult, sentence_core, split_output
 from gecscore.common.signature import make_signature
 from gecscore.common.validation import check_references, check_texts
 
@@ -156,12 +156,20 @@ def _named(config: ClemeConfig, values: dict[str, float]) -> dict[str, float]:
 
 
 def _sentence_entry(config: ClemeConfig, sample: Sample, stats: SentenceStats, chosen: int) -> dict[str, Any]:
+    return sentence_entry(config, sample.reference_ids, stats.weighted, stats.unweighted, chosen)
+
+
+def sentence_entry(config: ClemeConfig, reference_ids: Sequence[int], weighted: Sequence[ChunkCounts],
+                   unweighted: Sequence[ChunkCounts], chosen: int) -> dict[str, Any]:
+    """One sentence's record against reference position `chosen`, from its counts against every reference (the
+    entries of the other references under `per_ref`)."""
     scorer = config.scorer
     per_ref = [
         {"ref": ref_id, **_named(config, scorer.indicators(w)), "counts": _counts(w), "unweighted_counts": _counts(u)}
-        for ref_id, w, u in zip(sample.reference_ids, stats.weighted, stats.unweighted)
+        for ref_id, w, u in zip(reference_ids, weighted, unweighted)
     ]
-    return {**per_ref[chosen], "per_ref": per_ref}
+    core = sentence_core(per_ref[chosen]["score"], chosen, [entry["counts"] for entry in per_ref])
+    return {**core, **per_ref[chosen], "per_ref": per_ref}
 
 
 def chunk_table(sample: Sample, chunks: Sequence[Sequence[Chunk]], labels: Sequence[Sequence[str]],

@@ -10,7 +10,7 @@ import numpy as np
 from gecscore.cleme2 import metric as cleme
 from gecscore.cleme2.metric import ChunkCounts, ClemeConfig, count_chunks
 from gecscore.common.degenerate import NOISE_WEIGHTS
-from gecscore.common.results import MetricResult
+from gecscore.common.results import MetricResult, sentence_core
 from gecscore.common.shards import NotShardableError
 
 PER_SENTENCE_DETAILS = ("chunks",)
@@ -72,8 +72,10 @@ def merge(name: str, resolved: Mapping[str, Any], result: MetricResult) -> None:
             if weighted != per_ref[i][k]:
                 raise NotShardableError(f"{name}: the chunk table of sentence {i} does not give its "
                                         "counts")
-            entries[i] = {"ref": table["reference_ids"][k], **cleme._named(config, scorer.indicators(weighted)),
-                          "counts": cleme._counts(weighted), "unweighted_counts": cleme._counts(count_chunks(labels))}
+            values = cleme._named(config, scorer.indicators(weighted))
+            entries[i] = {**sentence_core(values["score"], k, entry["per_reference"]), "ref": table["reference_ids"][k],
+                          **values, "counts": cleme._counts(weighted),
+                          "unweighted_counts": cleme._counts(count_chunks(labels))}
         values, weighted_total = level.values, level.total
     else:
         per = [{key: entry[named] for key, named in names.items()} for entry in entries]

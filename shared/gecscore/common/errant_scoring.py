@@ -46,6 +46,10 @@ class Counts:
             return NotImplemented
         return Counts(self.tp + other.tp, self.fp + other.fp, self.fn + other.fn)
 
+    def as_dict(self) -> dict[str, float]:
+        """`{"tp", "fp", "fn"}` (a sentence record's statistics)."""
+        return {"tp": self.tp, "fp": self.fp, "fn": self.fn}
+
 
 class PRF(NamedTuple):
     """Precision, recall and F_β."""

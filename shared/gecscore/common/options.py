@@ -168,6 +168,11 @@ class MetricSpec:
     sentence_option: str = "return_sentence_scores"
     #: Input options that replace the sentence lists altogether (CLEME's two M2 files).
     replaces_sentences: tuple[str, ...] = ()
+    #: The names of a sentence record's `statistics` (docs/sentence-records.md); empty for a reference-free metric.
+    statistics: tuple[str, ...] = ()
+    #: The metric's own keys of a sentence record besides the common ones, each with its meaning (some variants
+    #: leave some out).
+    sentence_fields: tuple[tuple[str, str], ...] = ()
 
     def __post_init__(self) -> None:
         names = [o.name for o in self.options]

@@ -9,9 +9,23 @@ modules return `as_dict(...)`; the CLI, bootstrap, the Trainer hook and the meta
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Mapping, Sequence
 
 from gecscore.common.bootstrap import CorpusStatistic
+
+
+#: The keys every sentence record starts with, whatever the metric (docs/sentence-records.md).
+SENTENCE_KEYS = ("score", "reference", "statistics", "per_reference")
+
+
+def sentence_core(score: float, reference: int | None, per_reference: Sequence[Mapping[str, float]]
+                  ) -> dict[str, Any]:
+    """The common part of a sentence record: its headline score, the position of the reference (or gold annotator)
+    it was scored against (None: reference-free), the metric's sufficient statistics against that reference, and
+    the same statistics against every reference in order (what a corpus rule re-chooses from)."""
+    return {"score": float(score), "reference": reference,
+            "statistics": {} if reference is None else dict(per_reference[reference]),
+            "per_reference": [dict(stats) for stats in per_reference]}
 
 
 @dataclass

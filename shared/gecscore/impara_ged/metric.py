@@ -30,7 +30,7 @@ from gecscore.common.encoders import Encoder, cannot_load, check_model_path, res
     shared_model, usable_length
 from gecscore.common.bootstrap import SentenceMean
 from gecscore.common.degenerate import TRUNCATED, flag, merge, robust_predictions
-from gecscore.common.results import MetricResult
+from gecscore.common.results import MetricResult, sentence_core
 from gecscore.common.signature import make_signature
 from gecscore.impara_ged import SPEC
 from gecscore.impara_ged.embedded import POOLING_CONFIG_KEY, installed_asset_dir, load_embedded
@@ -381,6 +381,6 @@ def run(sources: Sequence[str], predictions: Sequence[str], references: Any = No
     result = Impara(opts["model"], **settings).score(sources, predictions, progress=progress)
     values = [float(x) for x in result.sentence_scores]
     # The registry reports these once, with the input layer's records (empty predictions).
-    return MetricResult("impara_ged", {"score": result.score}, "score", [{"score": v} for v in values],
+    return MetricResult("impara_ged", {"score": result.score}, "score", [sentence_core(v, None, []) for v in values],
                         SentenceMean(values), result.signature,
                         {"degenerate_sentences": list(result.degenerate)}, sentence_output=values)

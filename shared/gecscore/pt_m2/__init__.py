@@ -14,6 +14,15 @@ SPEC = MetricSpec(
     runner="gecscore.pt_m2.metric",
     shards="gecscore.pt_m2.shards",
     sentence_option="sentence_scores",
+    statistics=("correct", "proposed", "gold"),
+    sentence_fields=(
+        ("f{beta}", "F_β of the sentence against its annotator or reference (= `score`; named for β, e.g. `f0.5`)"),
+        ("precision", "P = correct / proposed (1 when nothing is proposed)"),
+        ("recall", "R = correct / gold (1 when there is no gold edit)"),
+        ("annotator", "variants 'm2', 'sentm2': the gold annotator's id"),
+        ("counts", "`per_reference` as [correct, proposed, gold] lists"),
+        ("types", "{error type: [tp, fp, fn]} against every annotator or reference"),
+    ),
     options=(
         Option("variant", "str", "sentm2", "'sentm2' (PT-M2), 'm2', 'errant' (PT-ERRANT) or 'senterrant'",
                choices=("sentm2", "m2", "errant", "senterrant")),

@@ -37,7 +37,7 @@ from gecscore.common.bootstrap import CorpusStatistic, SentenceMean
 from gecscore.common.errant_scoring import errant_greedy
 from gecscore.common.error_types import as_lists, corpus_types, type_table
 from gecscore.common.m2io import M2Sentence, edits_to_m2, m2_references, m2_target, read_m2_input
-from gecscore.common.results import MetricResult
+from gecscore.common.results import MetricResult, sentence_core
 from gecscore.common.signature import make_signature
 from gecscore.common.validation import check_references, check_same_length, check_texts
 from gecscore.pt_m2 import SPEC
@@ -402,6 +402,11 @@ def gold_from_references(sources: Sequence[str], references: Sequence[Sequence[s
     return gold, [dict(enumerate(refs)) for refs in references]
 
 
+#: The names of the weighted counts of a sentence against one annotator or reference (precision = correct /
+#: proposed, recall = correct / gold).
+M2_STATISTICS = ("correct", "proposed", "gold")
+
+
 def sentence_record(sentence: SentenceResult, variant: str) -> dict:
     """A JSON-friendly record of one sentence: chosen annotator/reference, counts and every edit's weight."""
     who = "annotator" if variant in ("m2", "sentm2") else "reference"
@@ -411,11 +416,11 @@ def sentence_record(sentence: SentenceResult, variant: str) -> dict:
 
     return {
         who: sentence.chosen,
-        **dict(zip(("correct", "proposed", "gold"), sentence.counts)),
+        **dict(zip(M2_STATISTICS, sentence.counts)),
         "precision": sentence.precision, "recall": sentence.recall, "f": sentence.f,
         "candidates": [{
             who: c.index,
-            **dict(zip(("correct", "proposed", "gold"), c.counts)),
+            **dict(zip(M2_STATISTICS, c.counts)),
             "system_edits": [edit(e, w) | {"matched": m} for e, w, m in c.system_edits],
             "gold_edits": [edit(e, w) for e, w in c.gold_edits],
         } for c in sentence.candidates],
@@ -484,7 +489,9 @@ def run(sources: Sequence[str], predictions: Sequence[str], references: Sequence
     f_key = f"f{beta:g}"
     records = [sentence_record(s, variant) for s in result.sentences]
     who = "annotator" if variant in ("m2", "sentm2") else "reference"
-    sentences = [{f_key: s.f, "precision": s.precision, "recall": s.recall, who: s.chosen,
+    sentences = [{**sentence_core(s.f, [c.index for c in s.candidates].index(s.chosen),
+                                  [dict(zip(M2_STATISTICS, c.counts)) for c in s.candidates]),
+                  f_key: s.f, "precision": s.precision, "recall": s.recall, who: s.chosen,
                   "counts": [list(c.counts) for c in s.candidates],
                   "types": [as_lists(c.types) for c in s.candidates]} for s in result.sentences]
     details: dict[str, Any] = {"edits": records} if opts["return_edits"] else {}

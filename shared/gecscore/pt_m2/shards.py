@@ -6,7 +6,7 @@ from typing import Any, Mapping, Sequence
 
 from gecscore.common.errant_scoring import FScore, total
 from gecscore.common.error_types import chosen_type_table, from_lists
-from gecscore.common.results import MetricResult
+from gecscore.common.results import MetricResult, sentence_core
 from gecscore.pt_m2 import lattice
 
 PER_SENTENCE_DETAILS = ("edits",)
@@ -47,7 +47,8 @@ def merge(name: str, resolved: Mapping[str, Any], result: MetricResult) -> None:
             p, r, f = fscore.prf(aggregate.corpus)
             sentence_prf = [fscore.prf(counts[k]) for counts, k in zip(per_sentence, chosen)]
         for i, (record, k, (sp, sr, sf)) in enumerate(zip(records, chosen, sentence_prf)):
-            record.update({f_key: sf, "precision": sp, "recall": sr, who: ids[i][k]})
+            record.update({**sentence_core(sf, k, record["per_reference"]), f_key: sf, "precision": sp, "recall": sr,
+                           who: ids[i][k]})
             if edits is not None:
                 candidate = edits[i]["candidates"][k]
                 edits[i].update({who: ids[i][k], "precision": sp, "recall": sr, "f": sf,

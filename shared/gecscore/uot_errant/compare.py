@@ -15,7 +15,7 @@ from gecscore.common.edits import Edit
 from gecscore.common.errant_scoring import errant_greedy
 from gecscore.common.error_types import as_lists, type_table
 from gecscore.common.m2io import read_m2_input
-from gecscore.common.results import MetricResult
+from gecscore.common.results import MetricResult, sentence_core
 
 
 @dataclass(frozen=True)
@@ -67,6 +67,7 @@ def result(scored: ec.CompareResult, output: Output) -> MetricResult:
         k = rule.best_reference(per_ref)
         p, r, f = rule.prf(per_ref[k])
         sentences.append({
+            **sentence_core(f, k, [x.as_dict() for x in per_ref]),
             "precision": p, "recall": r, f_name: f, "tp": per_ref[k].tp, "fp": per_ref[k].fp, "fn": per_ref[k].fn,
             "chosen_ref": cands[k].ref_coder, "corpus_ref": cands[corpus_k].ref_coder,
             "coders": [[c.hyp_coder, c.ref_coder] for c in cands], "per_ref": [[x.tp, x.fp, x.fn] for x in per_ref],

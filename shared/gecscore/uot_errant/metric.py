@@ -25,7 +25,7 @@ from gecscore.common.inputs import check_encoder_work, tokenise_or_check
 from gecscore.common.edits import Edit, get_extractor
 from gecscore.common.errant_compare import CompareSettings
 from gecscore.common.error_types import as_lists, corpus_types, type_table
-from gecscore.common.results import MetricResult, split_output
+from gecscore.common.results import MetricResult, sentence_core, split_output
 from gecscore.common.errant_scoring import PRF, Counts, FScore, total, typed_edit_counts
 from gecscore.common.signature import make_signature
 from gecscore.uot_errant.transport import (
@@ -194,7 +194,8 @@ class UOTResult:
             out["degenerate_sentences"] = self.degenerate
         if sentence_scores:
             out["sentence_scores"] = [
-                {"precision": s.scores.p, "recall": s.scores.r, f_name: s.scores.f, "tp": s.counts.tp,
+                {**sentence_core(s.scores.f, s.chosen_ref, [c.as_dict() for c in s.per_ref]),
+                 "precision": s.scores.p, "recall": s.scores.r, f_name: s.scores.f, "tp": s.counts.tp,
                  "fp": s.counts.fp, "fn": s.counts.fn, "chosen_ref": s.chosen_ref,
                  "per_ref": [[c.tp, c.fp, c.fn] for c in s.per_ref],
                  "types": as_lists(s.per_ref_types[s.chosen_ref]),
