@@ -10,6 +10,7 @@ metric with some options fixed (`errant` = `uot_errant` with `variant="errant"`,
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 from dataclasses import dataclass
 from types import ModuleType
@@ -21,6 +22,7 @@ from gecscore.common.inputs import prepare
 from gecscore.common.m2io import m2_references, read_m2_input
 from gecscore.common.options import MetricSpec, input_options
 from gecscore.common.results import MetricResult
+from gecscore.common.statistics import Statistics
 from gecscore.impara_ged import SPEC as IMPARA_GED
 from gecscore.pt_m2 import SPEC as PT_M2
 from gecscore.uot_errant import SPEC as UOT_ERRANT
@@ -96,17 +98,21 @@ def runner(name: str) -> ModuleType:
     return importlib.import_module(spec(name).runner)
 
 
-def run_systems(name: str, sources: Sequence[str] | None, systems: Mapping[str, Sequence[str] | None],
-                references: Sequence[Any] | None = None, *, gold_m2: Any = None, progress: bool = False,
-                **options: Any) -> dict[str, MetricResult]:
-    """Score several systems on the same sources; `gold_m2` (path, M2 text or parsed sentences) may stand in for
-    the references (its annotators' corrections; PT-M2 uses the M2 itself).
+@dataclass(frozen=True)
+class _Prepared:
+    """A call's checked options and its sentences after the input layer."""
 
-    Options are checked, then every sentence goes through the input layer (`gecscore.common.inputs`: control
-    characters and over-long sentences refused, invisible / non-NFC text reported or normalised, empty
-    predictions flagged), all before any work. Each result lists its `degenerate_sentences`, one warning
-    summarises them, and the signature records `robust` and `normalize`.
-    """
+    metric: MetricSpec
+    sources: Sequence[str] | None
+    systems: Mapping[str, Sequence[str] | None]
+    references: Sequence[Any] | None
+    options: dict[str, Any]  # the metric's options (text options taken out, `max_tokens` kept)
+    text: dict[str, Any]  # the input layer's options
+    flags: dict[str, list[dict[str, Any]]]  # the input layer's degenerate records per system
+
+
+def _prepare(name: str, sources: Sequence[str] | None, systems: Mapping[str, Sequence[str] | None],
+             references: Sequence[Any] | None, gold_m2: Any, options: dict[str, Any]) -> _Prepared:
     options = check_options(name, options)
     metric = spec(name)
     if not systems:
@@ -124,24 +130,73 @@ def run_systems(name: str, sources: Sequence[str] | None, systems: Mapping[str, 
         references = m2_references(read_m2_input(gold_m2, "gold_m2"))
     text = {k: options.pop(k, metric.option(k).default) for k in metric.names("text")}
     options["max_tokens"] = text["max_tokens"]  # the metrics also bound their encoder work by it
-    robust = options.get("robust", False)
     flags: dict[str, list[dict[str, Any]]] = {system: [] for system in systems}
     if not (replaced and sources is None):
-        prepared = prepare(sources, systems, references, robust=robust, **text)
+        prepared = prepare(sources, systems, references, robust=options.get("robust", False), **text)
         sources, systems, references, flags = (prepared.sources, prepared.systems, prepared.references,
                                                prepared.flags)
+    return _Prepared(metric, sources, systems, references, options, text, flags)
+
+
+def statistics_systems(name: str, sources: Sequence[str] | None, systems: Mapping[str, Sequence[str] | None],
+                       references: Sequence[Any] | None = None, *, gold_m2: Any = None, progress: bool = False,
+                       **options: Any) -> dict[str, Statistics]:
+    """The first half of `run_systems`: options checked and the input layer run, then every system's statistics
+    (`gecscore.common.statistics`), the input layer's degenerate records among them. `score` finishes the run."""
+    call = _prepare(name, sources, systems, references, gold_m2, dict(options))
     module = runner(name)
+    gathered = module.statistics_systems(call.sources, call.systems, call.references, progress=progress,
+                                         **call.options)
+    return {system: dataclasses.replace(stats, settings={**stats.settings, **call.text},
+                                        degenerate=tuple(merge(call.flags.get(system, []), stats.degenerate)))
+            for system, stats in gathered.items()}
+
+
+def score(name: str, stats: Statistics) -> MetricResult:
+    """The second half of `run_systems`: the metric's `score` of one system's statistics (any concatenation or
+    selection of them), its signature completed with the input layer's settings. Reports nothing."""
+    result = runner(name).score(stats)
+    result.signature = _with_input_settings(result.signature, bool(stats.settings.get("robust", False)),
+                                            bool(stats.settings["normalize"]))
+    return result
+
+
+def run_systems(name: str, sources: Sequence[str] | None, systems: Mapping[str, Sequence[str] | None],
+                references: Sequence[Any] | None = None, *, gold_m2: Any = None, progress: bool = False,
+                **options: Any) -> dict[str, MetricResult]:
+    """Score several systems on the same sources; `gold_m2` (path, M2 text or parsed sentences) may stand in for
+    the references (its annotators' corrections; PT-M2 uses the M2 itself).
+
+    Options are checked, then every sentence goes through the input layer (`gecscore.common.inputs`: control
+    characters and over-long sentences refused, invisible / non-NFC text reported or normalised, empty
+    predictions flagged), all before any work. Each result lists its `degenerate_sentences`, one warning
+    summarises them, and the signature records `robust` and `normalize`.
+    """
+    metric = spec(name)
+    module = runner(name)
+    if hasattr(module, "statistics_systems"):
+        gathered = statistics_systems(name, sources, systems, references, gold_m2=gold_m2, progress=progress,
+                                      **options)
+        results = {system: score(name, stats) for system, stats in gathered.items()}
+        for system, result in results.items():
+            report(metric.title, system, result.details["degenerate_sentences"],
+                   robust=bool(gathered[system].settings.get("robust", False)))
+        return results
+    call = _prepare(name, sources, systems, references, gold_m2, dict(options))
+    robust = call.options.get("robust", False)
     if hasattr(module, "run_systems"):
-        results = module.run_systems(sources, systems, references, progress=progress, **options)
+        results = module.run_systems(call.sources, call.systems, call.references, progress=progress, **call.options)
     else:
-        results = {system: module.run(sources, predictions, references, progress=progress, **options)
-                   for system, predictions in systems.items()}
+        results = {system: module.run(call.sources, predictions, call.references, progress=progress, **call.options)
+                   for system, predictions in call.systems.items()}
     for system, result in results.items():
-        records = merge(flags.get(system, []), result.details.get("degenerate_sentences", []))
+        records = merge(call.flags.get(system, []), result.details.get("degenerate_sentences", []))
         result.details["degenerate_sentences"] = records
-        result.signature = _with_input_settings(result.signature, robust, text["normalize"])
+        result.signature = _with_input_settings(result.signature, robust, call.text["normalize"])
         report(metric.title, system, records, robust=robust)
     return results
+
+
 def run(name: str, sources: Sequence[str], predictions: Sequence[str], references: Sequence[Any] | None = None,
         **kwargs: Any) -> MetricResult:
     """Score one system (see `run_systems`)."""

@@ -92,7 +92,7 @@ class Plan:
     options: dict[str, Any]  # as given by the user (registry names)
     resolved: dict[str, Any]  # every setting of the metric, defaults filled in
     extra: dict[str, str]  # options added for the merge -> the details key each fills (dropped afterwards)
-    hooks: ModuleType  # the metric's shard hooks (`gecscore.common.shards`)
+    hooks: ModuleType | None  # the metric's shard hooks (`gecscore.common.shards`); None: it has statistics
 
 
 def plan(name: str, options: Mapping[str, Any], references: Sequence[Any] | None = None) -> Plan:
@@ -104,12 +104,19 @@ def plan(name: str, options: Mapping[str, Any], references: Sequence[Any] | None
     for key in spec.replaces_sentences:
         if resolved.get(key) is not None:
             raise NotShardableError(f"{name}: M2-file input (`{key}`) is not sharded; pass sentence lists")
+    if hasattr(registry.runner(name), "statistics_systems"):  # shards concatenate statistics
+        reason = spec.unshardable_reason(resolved)
+        if reason:
+            raise NotShardableError(f"{name}: {reason}")
+        return Plan(name, dict(options), resolved, {}, None)
     hooks = importlib.import_module(spec.shards)
     return Plan(name, dict(options), resolved, hooks.needs(name, resolved, references), hooks)
 
 
-def _post_check(run: Plan, result: MetricResult) -> str | None:
-    """Why a shard's result cannot be merged exactly (None: it can)."""
+def _post_check(run: Plan, result: Any) -> str | None:
+    """Why a shard's result (or statistics) cannot be merged exactly (None: it can)."""
+    if run.hooks is None:
+        return result.unshardable
     return run.hooks.refusal(run.name, run.resolved, result)
 
 
@@ -119,9 +126,15 @@ def _post_check(run: Plan, result: MetricResult) -> str | None:
 
 def score_shard(run: Plan, sources: Sequence[str], systems: Mapping[str, Sequence[str]],
                 references: Sequence[Any] | None, gold: list[Any] | None, start: int, stop: int, *,
-                progress: bool = False) -> dict[str, MetricResult]:
-    """`registry.run_systems` on sentences `[start, stop)` with the merge's extra outputs; the degenerate-sentence
+                progress: bool = False) -> dict[str, Any]:
+    """Every system's statistics (`registry.statistics_systems`) of sentences `[start, stop)`, or for a metric
+    without statistics its results (`registry.run_systems`) with the merge's extra outputs; the degenerate-sentence
     warning is left to the merged result."""
+    if run.hooks is None:
+        return registry.statistics_systems(
+            run.name, list(sources[start:stop]), {k: list(v[start:stop]) for k, v in systems.items()},
+            None if references is None else list(references[start:stop]),
+            gold_m2=None if gold is None else gold[start:stop], progress=progress, **run.options)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", DegenerateOutputWarning)
         return registry.run_systems(
@@ -144,11 +157,14 @@ def run_in_shards(name: str, sources: Sequence[str], predictions: Sequence[str],
     return merge(run, pieces)
 
 
-def merge(run: Plan, pieces: Sequence[MetricResult]) -> MetricResult:
-    """The result of scoring the shards' sentences, concatenated in this order, in one process, from the shards'
-    results (each scored with `run`'s extra outputs: `score_shard`)."""
+def merge(run: Plan, pieces: Sequence[Any]) -> MetricResult:
+    """The result of scoring the shards' sentences, concatenated in this order, in one process: the metric's
+    `score` of the shards' statistics concatenated, or for a metric without statistics its hooks' merge of the
+    shards' results (each scored with `run`'s extra outputs: `score_shard`)."""
     if not pieces:
         raise ValueError("no shards to merge")
+    if run.hooks is None:
+        return registry.score(run.name, type(pieces[0]).concat(pieces))
     for piece in pieces:
         reason = _post_check(run, piece)
         if reason:
@@ -272,7 +288,8 @@ def run_systems_sharded(name: str, sources: Sequence[str], systems: Mapping[str,
         local = score_shard(run, sources, systems, references, gold, start, stop, progress=progress)
         status["refused"] = next((why for why in (_post_check(run, r) for r in local.values()) if why), None)
         if not status["refused"]:
-            payload = pickle.dumps({k: _payload(v) for k, v in local.items()}, protocol=pickle.HIGHEST_PROTOCOL)
+            payload = pickle.dumps(local if run.hooks is None else {k: _payload(v) for k, v in local.items()},
+                                   protocol=pickle.HIGHEST_PROTOCOL)
     except Exception as error:  # every rank must reach the exchange, or the others wait for ever
         status["error"] = (_picklable(error), f"rank {rank} scored sentences [{start}, {stop})")
         failure = error
@@ -310,7 +327,7 @@ def run_systems_sharded(name: str, sources: Sequence[str], systems: Mapping[str,
     shards = [pickle.loads(p) for p in payloads]
     results = {}
     for system, mine in local.items():
-        pieces = [_from_payload(p[system], mine.statistic) for p in shards]
+        pieces = [p[system] if run.hooks is None else _from_payload(p[system], mine.statistic) for p in shards]
         results[system] = merge(run, pieces)
     if rank == 0:
         metric = registry.spec(name)

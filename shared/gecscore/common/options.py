@@ -153,6 +153,15 @@ _CHECKS = {"bool": _bool, "int": _int, "float": _float, "str": _str, "device": _
 
 
 @dataclass(frozen=True)
+class Unshardable:
+    """Settings under which a metric's statistics depend on the whole corpus, so that shards cannot be scored
+    apart and concatenated: every option in `when` has one of its listed values (after defaults are filled in)."""
+
+    when: tuple[tuple[str, tuple[Any, ...]], ...]
+    reason: str
+
+
+@dataclass(frozen=True)
 class MetricSpec:
     """A metric as every entry point sees it: name, title, variants, options and the module of its `run`."""
 
@@ -162,8 +171,9 @@ class MetricSpec:
     variants: tuple[str, ...]
     options: tuple[Option, ...]
     runner: str
-    #: The module of its shard hooks (`gecscore.common.shards`).
-    shards: str
+    #: The module of its shard hooks (`gecscore.common.shards`), for a runner without statistics (None: shards
+    #: concatenate the runner's statistics, `gecscore.common.statistics`).
+    shards: str | None = None
     reference_free: bool = False
     sentence_option: str = "return_sentence_scores"
     #: Input options that replace the sentence lists altogether (CLEME's two M2 files).
@@ -173,6 +183,8 @@ class MetricSpec:
     #: The metric's own keys of a sentence record besides the common ones, each with its meaning (some variants
     #: leave some out).
     sentence_fields: tuple[tuple[str, str], ...] = ()
+    #: Settings whose statistics do not concatenate (`gecscore.sharding` refuses them by this reason).
+    unshardable: tuple[Unshardable, ...] = ()
 
     def __post_init__(self) -> None:
         names = [o.name for o in self.options]
@@ -187,6 +199,13 @@ class MetricSpec:
             if option.name == name:
                 return option
         raise KeyError(name)
+
+    def unshardable_reason(self, resolved: Mapping[str, Any]) -> str | None:
+        """Why these resolved settings cannot be scored in shards (None: they can)."""
+        for rule in self.unshardable:
+            if all(resolved.get(name) in values for name, values in rule.when):
+                return rule.reason
+        return None
 
     @property
     def defaults(self) -> dict[str, Any]:

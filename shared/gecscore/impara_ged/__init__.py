@@ -12,7 +12,6 @@ SPEC = MetricSpec(
     summary="reference-free quality estimation with a GED-pretrained encoder",
     variants=("impara_ged", "impara"),
     runner="gecscore.impara_ged.metric",
-    shards="gecscore.impara_ged.shards",
     reference_free=True,
     sentence_option="sentence_scores",
     options=(

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import warnings
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any, ClassVar, Mapping, Sequence
 
 import numpy as np
 
@@ -32,6 +32,7 @@ from gecscore.common.bootstrap import SentenceMean
 from gecscore.common.degenerate import TRUNCATED, flag, merge, robust_predictions
 from gecscore.common.results import MetricResult, sentence_core
 from gecscore.common.signature import make_signature
+from gecscore.common.statistics import Statistics
 from gecscore.impara_ged import SPEC
 from gecscore.impara_ged.embedded import POOLING_CONFIG_KEY, installed_asset_dir, load_embedded
 from gecscore.common.validation import UntokenisedTextWarning, check_same_length, check_texts, untokenised
@@ -371,16 +372,34 @@ class Impara:
         return cosine_rows(encoder.embed(list(sources), **embed), encoder.embed(list(predictions), **embed))
 
 
-def run(sources: Sequence[str], predictions: Sequence[str], references: Any = None, *, progress: bool = False,
-        **options: Any) -> MetricResult:
-    """Score one system in the one result protocol (reference-free: `references` must be None)."""
+@dataclass(frozen=True, kw_only=True)
+class ImparaStatistics(Statistics):
+    """One system's statistics (`gecscore.common.statistics`): the score of every sentence."""
+
+    PER_SENTENCE: ClassVar[tuple[str, ...]] = ("scores",)
+
+    scores: tuple[float, ...]
+
+
+def statistics_systems(sources: Sequence[str], systems: Mapping[str, Sequence[str]], references: Any = None, *,
+                       progress: bool = False, **options: Any) -> dict[str, ImparaStatistics]:
+    """Every system's sentence scores (reference-free: `references` must be None)."""
     if references is not None:
         raise TypeError("impara_ged is reference-free; do not pass `references`")
     opts = SPEC.resolve(options)
     settings = {k: opts[k] for k in SPEC.names("setting") if k != "model"}
-    result = Impara(opts["model"], **settings).score(sources, predictions, progress=progress)
-    values = [float(x) for x in result.sentence_scores]
-    # The registry reports these once, with the input layer's records (empty predictions).
-    return MetricResult("impara_ged", {"score": result.score}, "score", [sentence_core(v, None, []) for v in values],
-                        SentenceMean(values), result.signature,
-                        {"degenerate_sentences": list(result.degenerate)}, sentence_output=values)
+    estimator = Impara(opts["model"], **settings)
+    out = {}
+    for name, predictions in systems.items():
+        result = estimator.score(sources, predictions, progress=progress)
+        out[name] = ImparaStatistics(settings=opts, signature=result.signature, degenerate=result.degenerate,
+                                     scores=tuple(float(x) for x in result.sentence_scores))
+    return out
+
+
+def score(stats: ImparaStatistics) -> MetricResult:
+    """The corpus score is the mean of the sentence scores."""
+    values = list(stats.scores)
+    return MetricResult("impara_ged", {"score": float(np.mean(np.asarray(values, dtype=np.float64)))}, "score",
+                        [sentence_core(v, None, []) for v in values], SentenceMean(values), stats.signature,
+                        {"degenerate_sentences": [dict(d) for d in stats.degenerate]}, sentence_output=values)

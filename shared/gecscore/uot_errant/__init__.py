@@ -18,7 +18,6 @@ SPEC = MetricSpec(
     summary="ERRANT edits as encoder edit vectors, matched hypothesis→reference by unbalanced optimal transport",
     variants=("uot", "errant"),
     runner="gecscore.uot_errant.metric",
-    shards="gecscore.uot_errant.shards",
     replaces_sentences=("hyp_m2", "ref_m2"),
     statistics=("tp", "fp", "fn"),
     sentence_fields=(

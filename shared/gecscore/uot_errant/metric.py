@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import warnings
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, ClassVar, Mapping, Sequence
 
 import numpy as np
 from tqdm.auto import tqdm
@@ -23,9 +23,10 @@ from gecscore.common.degenerate import (
 from gecscore.common.errant_scoring import errant_greedy
 from gecscore.common.inputs import check_encoder_work, tokenise_or_check
 from gecscore.common.edits import Edit, get_extractor
-from gecscore.common.errant_compare import CompareSettings
+from gecscore.common.errant_compare import CompareResult, CompareSettings
 from gecscore.common.error_types import as_lists, corpus_types, type_table
-from gecscore.common.results import MetricResult, sentence_core, split_output
+from gecscore.common.results import MetricResult, sentence_core
+from gecscore.common.statistics import Statistics
 from gecscore.common.errant_scoring import PRF, Counts, FScore, total, typed_edit_counts
 from gecscore.common.signature import make_signature
 from gecscore.uot_errant.transport import (
@@ -203,11 +204,12 @@ class UOTResult:
                 for s in self.sentences
             ]
         if alignments:
-            out["alignments"] = [self._alignment(i) for i in range(len(self.sentences))]
+            out["alignments"] = [{**self.alignment(i), "chosen_ref": s.chosen_ref} for i, s in enumerate(self.sentences)]
         out["signature"] = self.config.signature()
         return out
 
-    def _alignment(self, i: int) -> dict[str, Any]:
+    def alignment(self, i: int) -> dict[str, Any]:
+        """Sentence `i`'s edits (with norms and masses) towards its hypothesis and every reference, and the plans."""
         hyp = self.hyp_sets[i]
         refs = []
         for r, ref in enumerate(self.ref_sets[i]):
@@ -218,7 +220,7 @@ class UOTResult:
                 "issues": [] if t is None else list(t.issues),
             })
         return {"hyp_edits": [edit_row(e) for e in hyp.edits], "hyp_norms": hyp.norms.tolist(),
-                "hyp_masses": hyp.masses.tolist(), "references": refs, "chosen_ref": self.sentences[i].chosen_ref}
+                "hyp_masses": hyp.masses.tolist(), "references": refs}
 
 
 def edit_row(e: Edit) -> list[Any]:
@@ -226,44 +228,89 @@ def edit_row(e: Edit) -> list[Any]:
     return [e.o_start, e.o_end, e.o_str, e.c_str, e.type]
 
 
-def run_systems(sources: Sequence[str], systems: Mapping[str, Sequence[str]], references: Sequence[Any], *,
-                progress: bool = False, **options: Any) -> dict[str, MetricResult]:
-    """Score several systems against shared references in the one result protocol (every text embedded once)."""
+@dataclass(frozen=True, kw_only=True)
+class UOTStatistics(Statistics):
+    """One system's statistics (`gecscore.common.statistics`): per sentence, the counts per error type against
+    every reference (ERRANT edit counts, or transported mass) and the references' ids; with `return_alignments`,
+    the edits, norms, masses and transport plans."""
+
+    PER_SENTENCE: ClassVar[tuple[str, ...]] = ("typed", "ids", "alignments")
+
+    #: Per sentence and reference: {error type: counts} (insertion order is the order they are added in).
+    typed: tuple[tuple[Mapping[str, Counts], ...], ...]
+    #: Per sentence and reference: its position; with convention 'errant_compare', (hypothesis coder, reference
+    #: coder) of each pair ERRANT's scorer compares.
+    ids: tuple[tuple[Any, ...], ...]
+    alignments: tuple[Mapping[str, Any], ...] | None = None
+
+
+def statistics_systems(sources: Sequence[str], systems: Mapping[str, Sequence[str]], references: Sequence[Any], *,
+                       progress: bool = False, **options: Any) -> dict[str, UOTStatistics]:
+    """Every system's statistics against shared references (every text embedded once); `score` turns each into
+    its result."""
     opts = SPEC.resolve(options)
     config = UOTConfig(**{k: v for k, v in opts.items() if k in SPEC.names("setting")})
-    levels = opts["return_types"]
-    output = compare.Output(config.f_name, config.signature(), levels)
     if opts["hyp_m2"] is not None or opts["ref_m2"] is not None:
         if config.convention != "errant_compare":
             raise ValueError("`hyp_m2`/`ref_m2` score M2 files as errant_compare does: pass "
                              "convention='errant_compare'")
-        return {name: compare.score_m2(opts["hyp_m2"], opts["ref_m2"], config.compare_settings, output)
-                for name in systems}
+        scored = compare.score_m2(opts["hyp_m2"], opts["ref_m2"], config.compare_settings)
+        return {name: _compare_statistics(scored, opts, config.signature()) for name in systems}
     scorer = UOTErrant(config, progress=progress, warn=False, max_tokens=opts["max_tokens"])
     if config.variant == "errant" and config.convention == "errant_compare":
         edits = scorer.edits(sources, systems, references)
-        return {name: compare.score_sentences(edits.sources, edits.hyps[name], edits.refs, edits.hyp_edits[name],
-                                              edits.ref_edits, config.compare_settings, output) for name in systems}
+        return {name: _compare_statistics(compare.score_sentences(edits.sources, edits.hyps[name], edits.refs,
+                                                                  edits.hyp_edits[name], edits.ref_edits,
+                                                                  config.compare_settings), opts,
+                                     config.signature())
+                for name in systems}
     results = scorer.score_systems(sources, systems, references)
-    return {name: _protocol(result, opts["return_alignments"], levels) for name, result in results.items()}
+    return {name: UOTStatistics(
+        settings=opts, signature=config.signature(), degenerate=tuple(result.degenerate),
+        typed=tuple(tuple(s.per_ref_types) for s in result.sentences),
+        ids=tuple(tuple(range(len(s.per_ref))) for s in result.sentences),
+        alignments=tuple(result.alignment(i) for i in range(len(result.sentences)))
+        if opts["return_alignments"] else None) for name, result in results.items()}
 
 
-def run(sources: Sequence[str], predictions: Sequence[str], references: Sequence[Any], *, progress: bool = False,
-        **options: Any) -> MetricResult:
-    """Score one system (see `run_systems`)."""
-    return run_systems(sources, {"system": predictions}, references, progress=progress, **options)["system"]
+def _compare_statistics(scored: CompareResult, opts: Mapping[str, Any], signature: str) -> UOTStatistics:
+    return UOTStatistics(settings=opts, signature=signature, typed=tuple(tuple(c.types for c in cands) for cands in scored.sentences),
+                         ids=tuple(tuple((c.hyp_coder, c.ref_coder) for c in cands) for cands in scored.sentences))
 
 
-def _protocol(result: UOTResult, alignments: bool, levels: int) -> MetricResult:
-    out = result.as_dict(sentence_scores=True, alignments=alignments)
-    sentences = out.pop("sentence_scores")
-    signature = out.pop("signature")
-    scores, details = split_output(out)
-    if levels:
-        chosen = [s.per_ref_types[k] for s, k in zip(result.sentences, result.corpus_refs)]
-        details["types"] = type_table(corpus_types(chosen), levels, result.config.rule, result.config.f_name)
-    statistic = errant_greedy([s.per_ref for s in result.sentences], result.config.rule)
-    return MetricResult("uot_errant", scores, result.config.f_name, sentences, statistic, signature, details)
+def score(stats: UOTStatistics) -> MetricResult:
+    """The result of one system's statistics: each sentence's best reference and its P/R/F, the greedy corpus
+    choice of references and the corpus P/R/F (`FScore.aggregate`), the per-type table of the corpus choice, and
+    the corpus rule as a resamplable statistic (`errant_greedy`)."""
+    opts = stats.settings
+    config = UOTConfig(**{k: v for k, v in opts.items() if k in SPEC.names("setting")})
+    compared = config.variant == "errant" and config.convention == "errant_compare"
+    rule, f_name = config.compare_settings.rule if compared else config.rule, config.f_name
+    per_ref = [[total(types.values()) for types in refs] for refs in stats.typed]
+    agg = rule.aggregate(per_ref)
+    sentences = []
+    for i, (refs, k, corpus_k) in enumerate(zip(per_ref, agg.sentence_refs, agg.corpus_refs)):
+        p, r, f = rule.prf(refs[k])
+        record = {**sentence_core(f, k, [c.as_dict() for c in refs]), "precision": p, "recall": r, f_name: f,
+                  "tp": refs[k].tp, "fp": refs[k].fp, "fn": refs[k].fn}
+        if compared:
+            ids = stats.ids[i]
+            record.update(chosen_ref=ids[k][1], corpus_ref=ids[corpus_k][1], coders=[list(pair) for pair in ids])
+        else:
+            record["chosen_ref"] = k
+        record.update(per_ref=[[c.tp, c.fp, c.fn] for c in refs], types=as_lists(stats.typed[i][k]),
+                      per_ref_types=[as_lists(types) for types in stats.typed[i]])
+        sentences.append(record)
+    p, r, f = rule.prf(agg.corpus)
+    scores = {"precision": p, "recall": r, f_name: f, "tp": agg.corpus.tp, "fp": agg.corpus.fp, "fn": agg.corpus.fn}
+    details: dict[str, Any] = {"degenerate_sentences": [dict(d) for d in stats.degenerate]}
+    if stats.alignments is not None:
+        details["alignments"] = [{**a, "chosen_ref": k} for a, k in zip(stats.alignments, agg.sentence_refs)]
+    if opts["return_types"]:
+        chosen = [refs[k] for refs, k in zip(stats.typed, agg.corpus_refs)]
+        details["types"] = type_table(corpus_types(chosen), opts["return_types"], rule, f_name)
+    return MetricResult("uot_errant", scores, f_name, sentences, errant_greedy(per_ref, rule), stats.signature,
+                        details)
 
 
 class UOTErrant:
