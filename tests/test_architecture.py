@@ -43,7 +43,7 @@ def test_each_metric_package_holds_only_its_listed_files_and_plots(name):
     listed = {Path(f).name for f in dict(zip([Path(v[0]).parent.name for v in read_first().values()],
                                              read_first().values()))[name]}
     own = {p.name for p in (REPO / "shared" / "gecscore" / name).glob("*.py")} - {"__init__.py"}
-    assert own - listed <= {"plot.py", "shards.py"}, f"{name} has modules the README does not list: {own - listed}"
+    assert own - listed <= {"plot.py"}, f"{name} has modules the README does not list: {own - listed}"
 
 
 def _owner(module: str) -> str:
@@ -75,7 +75,7 @@ def private_uses(module: str, source: str) -> list[str]:
 
 def test_no_module_uses_another_subpackages_private_names():
     # What the import contracts cannot see: sharding, the leaderboard, the Spaces, the meta-evaluation (and every
-    # other layer) use a metric's public names only; a metric's own modules (its `shards` hooks) may use its own.
+    # other layer) use a metric's public names only; a metric's own modules may use its own.
     root = REPO / "shared" / "gecscore"
     found = {str(path.relative_to(root)): uses for path in sorted(root.rglob("*.py"))
              if (uses := private_uses(".".join(path.relative_to(root.parent).with_suffix("").parts),
@@ -86,4 +86,4 @@ def test_no_module_uses_another_subpackages_private_names():
         "line 1: from gecscore.cleme2.metric import _sum"]
     assert private_uses("gecscore.sharding", "from gecscore.cleme2 import metric as m\nm._named(1)") == [
         "line 2: m._named (gecscore.cleme2.metric)"]
-    assert private_uses("gecscore.cleme2.shards", "from gecscore.cleme2 import metric as m\nm._named(1)") == []
+    assert private_uses("gecscore.cleme2.plot", "from gecscore.cleme2 import metric as m\nm._named(1)") == []

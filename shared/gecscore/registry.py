@@ -2,7 +2,8 @@
 the Trainer hook, `combine`, the meta-evaluation and the Spaces.
 
 `run("pt_m2", sources, predictions, references, variant="m2", scorer="self")` checks every option against the
-metric's schema before any work, then calls the metric's runner and returns a `MetricResult`. A preset is a
+metric's schema before any work, runs the input layer, gathers the metric's statistics (`statistics_systems`) and
+returns their `score`, a `MetricResult`; sharding and the meta-evaluation call the two halves apart. A preset is a
 metric with some options fixed (`errant` = `uot_errant` with `variant="errant"`, `m2` = `pt_m2` with
 `variant="m2", scorer="self"`), for the places where users expect the classic name (`gecscore score errant`,
 `gecscore meta-eval --metric m2`).
@@ -93,7 +94,7 @@ def check_options(name: str, options: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def runner(name: str) -> ModuleType:
-    """The module with the metric's `run` (and, where it shares work across systems, `run_systems`), imported on
+    """The module with the metric's `statistics_systems` and `score` (`gecscore.common.statistics`), imported on
     first use so that looking up a schema loads no model code."""
     return importlib.import_module(spec(name).runner)
 
@@ -172,28 +173,11 @@ def run_systems(name: str, sources: Sequence[str] | None, systems: Mapping[str, 
     predictions flagged), all before any work. Each result lists its `degenerate_sentences`, one warning
     summarises them, and the signature records `robust` and `normalize`.
     """
-    metric = spec(name)
-    module = runner(name)
-    if hasattr(module, "statistics_systems"):
-        gathered = statistics_systems(name, sources, systems, references, gold_m2=gold_m2, progress=progress,
-                                      **options)
-        results = {system: score(name, stats) for system, stats in gathered.items()}
-        for system, result in results.items():
-            report(metric.title, system, result.details["degenerate_sentences"],
-                   robust=bool(gathered[system].settings.get("robust", False)))
-        return results
-    call = _prepare(name, sources, systems, references, gold_m2, dict(options))
-    robust = call.options.get("robust", False)
-    if hasattr(module, "run_systems"):
-        results = module.run_systems(call.sources, call.systems, call.references, progress=progress, **call.options)
-    else:
-        results = {system: module.run(call.sources, predictions, call.references, progress=progress, **call.options)
-                   for system, predictions in call.systems.items()}
+    gathered = statistics_systems(name, sources, systems, references, gold_m2=gold_m2, progress=progress, **options)
+    results = {system: score(name, stats) for system, stats in gathered.items()}
     for system, result in results.items():
-        records = merge(call.flags.get(system, []), result.details.get("degenerate_sentences", []))
-        result.details["degenerate_sentences"] = records
-        result.signature = _with_input_settings(result.signature, robust, call.text["normalize"])
-        report(metric.title, system, records, robust=robust)
+        report(spec(name).title, system, result.details["degenerate_sentences"],
+               robust=bool(gathered[system].settings.get("robust", False)))
     return results
 
 

@@ -8,15 +8,16 @@ needs and encodes only its texts), the ranks exchange their results (`all_gather
 sufficient statistics, details) and every rank (`all_ranks=True`) or rank 0 (`all_ranks=False`; the others get
 None) returns the merged result.
 
-The merge concatenates the shards' sentence records, per-sentence details and corpus statistics in corpus order
-(the statistics through `gecscore.common.bootstrap.joined`, so bootstrap and approximate randomisation run on the
-merged result as on a single process's), gives degenerate-sentence records their global indices (the one
-`DegenerateOutputWarning` is emitted on rank 0), and hands the rest to the metric's own shard hooks
-(`gecscore.common.shards`, the module its `MetricSpec.shards` names): they say which extra outputs a shard must
-return, refuse settings whose numbers depend on the whole corpus (`NotShardableError`, before any work, or after
-scoring when a shard reports such a sentence), and re-apply the metric's corpus rule to the concatenation. This
-module names no metric. Input that replaces the sentence lists (`MetricSpec.replaces_sentences`: M2 files) is not
-sharded. `fallback=True` scores a refused metric whole (on every rank, or on rank 0 only) instead of raising.
+Each rank gathers its shard's statistics (`registry.statistics_systems`: the input layer, then the metric's own
+work) and the ranks exchange them (`all_gather_object`); the merge concatenates them in corpus order
+(`gecscore.common.statistics.Statistics.concat`, degenerate-sentence records given their global indices) and calls
+the metric's `score` on the whole (`registry.score`), the one place of its corpus rule, so the merged result is the
+result of one process, with its bootstrap and approximate randomisation statistics. This module names no metric.
+Settings whose statistics depend on the whole corpus are refused by the reason their `MetricSpec.unshardable`
+gives (`NotShardableError`, before any work), and statistics that turn out to depend on it (CLEME2.0's robust
+float-noise weights) by theirs, after scoring. Input that replaces the sentence lists
+(`MetricSpec.replaces_sentences`: M2 files) is not sharded. `fallback=True` scores a refused metric whole (on
+every rank, or on rank 0 only) instead of raising.
 
 Numbers: the sharded result equals one process's bit for bit wherever a sentence's numbers do not depend on which
 other sentences share its encoder batch: always for the metrics without a model, and for model-based ones with
@@ -28,23 +29,16 @@ from __future__ import annotations
 
 import copy
 import hashlib
-import importlib
 import pickle
 import sys
-import warnings
 from dataclasses import dataclass
-from functools import reduce
-from types import ModuleType
 from typing import Any, Mapping, Sequence
 
-import numpy as np
-
 from gecscore import registry
-from gecscore.common.bootstrap import joined
-from gecscore.common.degenerate import DegenerateOutputWarning, report
+from gecscore.common.degenerate import report
 from gecscore.common.m2io import read_m2_input
 from gecscore.common.results import MetricResult
-from gecscore.common.shards import NotShardableError
+from gecscore.common.statistics import NotShardableError, Statistics
 
 __all__ = ["NotShardableError", "plan", "merge", "run_in_shards", "run_sharded", "run_systems_sharded",
            "shard_bounds", "rank_and_world"]
@@ -86,38 +80,30 @@ def shard_bounds(n: int, world_size: int) -> list[tuple[int, int]]:
 
 @dataclass(frozen=True)
 class Plan:
-    """The checked options of one sharded run and the outputs requested from every shard for the merge."""
+    """The checked options of one sharded run."""
 
     name: str
     options: dict[str, Any]  # as given by the user (registry names)
     resolved: dict[str, Any]  # every setting of the metric, defaults filled in
-    extra: dict[str, str]  # options added for the merge -> the details key each fills (dropped afterwards)
-    hooks: ModuleType | None  # the metric's shard hooks (`gecscore.common.shards`); None: it has statistics
 
 
-def plan(name: str, options: Mapping[str, Any], references: Sequence[Any] | None = None) -> Plan:
-    """Check that `name` with `options` shards exactly (`NotShardableError` otherwise) and say which extra outputs
-    every shard must return for the merge."""
+def plan(name: str, options: Mapping[str, Any]) -> Plan:
+    """Check that `name` with `options` shards exactly (`NotShardableError` otherwise, naming the reason)."""
     checked = registry.check_options(name, dict(options))
     spec = registry.spec(name)
     resolved = spec.resolve(checked)
     for key in spec.replaces_sentences:
         if resolved.get(key) is not None:
             raise NotShardableError(f"{name}: M2-file input (`{key}`) is not sharded; pass sentence lists")
-    if hasattr(registry.runner(name), "statistics_systems"):  # shards concatenate statistics
-        reason = spec.unshardable_reason(resolved)
-        if reason:
-            raise NotShardableError(f"{name}: {reason}")
-        return Plan(name, dict(options), resolved, {}, None)
-    hooks = importlib.import_module(spec.shards)
-    return Plan(name, dict(options), resolved, hooks.needs(name, resolved, references), hooks)
+    reason = spec.unshardable_reason(resolved)
+    if reason:
+        raise NotShardableError(f"{name}: {reason}")
+    return Plan(name, dict(options), resolved)
 
 
-def _post_check(run: Plan, result: Any) -> str | None:
-    """Why a shard's result (or statistics) cannot be merged exactly (None: it can)."""
-    if run.hooks is None:
-        return result.unshardable
-    return run.hooks.refusal(run.name, run.resolved, result)
+def _post_check(stats: Statistics) -> str | None:
+    """Why a shard's statistics cannot be concatenated exactly (None: they can)."""
+    return stats.unshardable
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -126,22 +112,12 @@ def _post_check(run: Plan, result: Any) -> str | None:
 
 def score_shard(run: Plan, sources: Sequence[str], systems: Mapping[str, Sequence[str]],
                 references: Sequence[Any] | None, gold: list[Any] | None, start: int, stop: int, *,
-                progress: bool = False) -> dict[str, Any]:
-    """Every system's statistics (`registry.statistics_systems`) of sentences `[start, stop)`, or for a metric
-    without statistics its results (`registry.run_systems`) with the merge's extra outputs; the degenerate-sentence
-    warning is left to the merged result."""
-    if run.hooks is None:
-        return registry.statistics_systems(
-            run.name, list(sources[start:stop]), {k: list(v[start:stop]) for k, v in systems.items()},
-            None if references is None else list(references[start:stop]),
-            gold_m2=None if gold is None else gold[start:stop], progress=progress, **run.options)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", DegenerateOutputWarning)
-        return registry.run_systems(
-            run.name, list(sources[start:stop]), {k: list(v[start:stop]) for k, v in systems.items()},
-            None if references is None else list(references[start:stop]),
-            gold_m2=None if gold is None else gold[start:stop], progress=progress, **run.options,
-            **{option: True for option in run.extra})
+                progress: bool = False) -> dict[str, Statistics]:
+    """Every system's statistics (`registry.statistics_systems`) of sentences `[start, stop)`."""
+    return registry.statistics_systems(
+        run.name, list(sources[start:stop]), {k: list(v[start:stop]) for k, v in systems.items()},
+        None if references is None else list(references[start:stop]),
+        gold_m2=None if gold is None else gold[start:stop], progress=progress, **run.options)
 
 
 def run_in_shards(name: str, sources: Sequence[str], predictions: Sequence[str],
@@ -149,7 +125,7 @@ def run_in_shards(name: str, sources: Sequence[str], predictions: Sequence[str],
                   progress: bool = False, **options: Any) -> MetricResult:
     """Score `shards` contiguous shards one after another in this process and merge them, as `run_sharded` does
     across processes: a check that a metric shards exactly, with no process group."""
-    run = plan(name, options, references)
+    run = plan(name, options)
     gold = read_m2_input(gold_m2, "gold_m2")
     systems = {"system": list(predictions)}
     pieces = [score_shard(run, list(sources), systems, references, gold, start, stop, progress=progress)["system"]
@@ -157,69 +133,16 @@ def run_in_shards(name: str, sources: Sequence[str], predictions: Sequence[str],
     return merge(run, pieces)
 
 
-def merge(run: Plan, pieces: Sequence[Any]) -> MetricResult:
+def merge(run: Plan, pieces: Sequence[Statistics]) -> MetricResult:
     """The result of scoring the shards' sentences, concatenated in this order, in one process: the metric's
-    `score` of the shards' statistics concatenated, or for a metric without statistics its hooks' merge of the
-    shards' results (each scored with `run`'s extra outputs: `score_shard`)."""
+    `score` of the shards' statistics concatenated (`score_shard`)."""
     if not pieces:
         raise ValueError("no shards to merge")
-    if run.hooks is None:
-        return registry.score(run.name, type(pieces[0]).concat(pieces))
-    for piece in pieces:
-        reason = _post_check(run, piece)
-        if reason:
-            raise NotShardableError(reason)
-    first = pieces[0]
-    for piece in pieces[1:]:
-        if piece.signature != first.signature or piece.metric != first.metric or piece.main != first.main:
-            raise ValueError(f"the shards were scored with different settings: {first.signature} vs "
-                             f"{piece.signature}")
-    offsets = np.cumsum([0] + [p.n for p in pieces[:-1]]).tolist()
-    sentences = [dict(s) for p in pieces for s in p.sentences]
-    details: dict[str, Any] = {}
-    for key in first.details:
-        if key == "degenerate_sentences":
-            details[key] = [{**r, "index": r["index"] + off} for p, off in zip(pieces, offsets)
-                            for r in p.details[key]]
-        elif key in run.hooks.PER_SENTENCE_DETAILS:  # one entry per sentence
-            details[key] = [dict(entry) for p in pieces for entry in p.details[key]]
-        else:
-            details[key] = None  # computed by the metric's merge below
-    statistic = reduce(joined, [p.statistic for p in pieces])
-    merged = MetricResult(first.metric, {}, first.main, sentences, statistic, first.signature, details,
-                          first.sentence_key, None if first.sentence_output is None else
-                          [x for p in pieces for x in (p.sentence_output or ())])
-    run.hooks.merge(run.name, run.resolved, merged)
-    unknown = [k for k, v in merged.details.items() if v is None]
-    if unknown or set(merged.scores) != set(first.scores):
-        raise NotShardableError(f"{run.name}: no exact merge for {unknown or sorted(first.scores)}")
-    for key in run.extra.values():
-        merged.details.pop(key, None)
-    return merged
+    return registry.score(run.name, type(pieces[0]).concat(pieces))
 
 
 # ---------------------------------------------------------------------------------------------------
 # Exchange between processes
-
-
-def _payload(result: MetricResult) -> dict[str, Any]:
-    """A shard's result as picklable data (its statistic without the rule functions, which every rank has)."""
-    stat = result.statistic
-    state = {k: v for k, v in vars(stat).items() if not callable(v)}
-    return {"metric": result.metric, "scores": result.scores, "main": result.main, "sentences": result.sentences,
-            "statistic": (type(stat).__name__, state), "signature": result.signature, "details": result.details,
-            "sentence_key": result.sentence_key, "sentence_output": result.sentence_output}
-
-
-def _from_payload(data: Mapping[str, Any], template: Any) -> MetricResult:
-    """A shard's result from its payload, its statistic rebuilt on this rank's statistic of the same kind."""
-    kind, state = data["statistic"]
-    if type(template).__name__ != kind:
-        raise ValueError(f"the shards' corpus statistics differ in kind: {type(template).__name__} vs {kind}")
-    statistic = copy.copy(template)
-    statistic.__dict__.update(state)
-    return MetricResult(data["metric"], data["scores"], data["main"], data["sentences"], statistic,
-                        data["signature"], data["details"], data["sentence_key"], data["sentence_output"])
 
 
 def _fingerprint(name: str, sources: Any, systems: Mapping[str, Any], references: Any, gold: Any,
@@ -271,7 +194,7 @@ def run_systems_sharded(name: str, sources: Sequence[str], systems: Mapping[str,
         return registry.run_systems(name, sources, systems, references, gold_m2=gold, progress=progress, **options)
 
     try:
-        run = plan(name, options, references)
+        run = plan(name, options)
     except NotShardableError:
         if fallback:
             return whole()
@@ -280,16 +203,15 @@ def run_systems_sharded(name: str, sources: Sequence[str], systems: Mapping[str,
     if n < world:  # a shard would be empty: every rank scores everything (nothing to gain)
         return whole()
     start, stop = shard_bounds(n, world)[rank]
-    local: dict[str, MetricResult] | None = None
+    local: dict[str, Statistics] | None = None
     status: dict[str, Any] = {"error": None, "refused": None}
     payload: bytes | None = None
     failure: BaseException | None = None
     try:
         local = score_shard(run, sources, systems, references, gold, start, stop, progress=progress)
-        status["refused"] = next((why for why in (_post_check(run, r) for r in local.values()) if why), None)
+        status["refused"] = next((why for why in (_post_check(stats) for stats in local.values()) if why), None)
         if not status["refused"]:
-            payload = pickle.dumps(local if run.hooks is None else {k: _payload(v) for k, v in local.items()},
-                                   protocol=pickle.HIGHEST_PROTOCOL)
+            payload = pickle.dumps(local, protocol=pickle.HIGHEST_PROTOCOL)
     except Exception as error:  # every rank must reach the exchange, or the others wait for ever
         status["error"] = (_picklable(error), f"rank {rank} scored sentences [{start}, {stop})")
         failure = error
@@ -326,9 +248,8 @@ def run_systems_sharded(name: str, sources: Sequence[str], systems: Mapping[str,
     assert local is not None
     shards = [pickle.loads(p) for p in payloads]
     results = {}
-    for system, mine in local.items():
-        pieces = [p[system] if run.hooks is None else _from_payload(p[system], mine.statistic) for p in shards]
-        results[system] = merge(run, pieces)
+    for system in local:
+        results[system] = merge(run, [p[system] for p in shards])
     if rank == 0:
         metric = registry.spec(name)
         for system, result in results.items():

@@ -6,7 +6,10 @@ partition and its labels), `weights.py` (similarity and LLM chunk weights); `plo
 """
 
 from gecscore.common.exports import lazy_exports
-from gecscore.common.options import MetricSpec, Option, input_options
+from gecscore.common.options import MetricSpec, Option, Unshardable, input_options
+
+_LENGTH = ("weighting='length' (CLEME's default) weighs every chunk by the corpus-wide mean chunk length, which no "
+           "shard knows; use weighting='none', 'similarity' or 'llm', or score unsharded")
 
 # The public interface beyond SPEC: name -> module of this package.
 _EXPORTS = {
@@ -25,7 +28,10 @@ SPEC = MetricSpec(
     summary="chunk-level hit / wrong / under / over-correction with similarity weights; CLEME v1",
     variants=("cleme2", "cleme"),
     runner="gecscore.cleme2.metric",
-    shards="gecscore.cleme2.shards",
+    unshardable=(
+        Unshardable((("weighting", ("length",)),), _LENGTH),
+        Unshardable((("weighting", (None,)), ("variant", ("cleme",))), _LENGTH),
+    ),
     sentence_option="sentences",
     statistics=("TP", "FP", "FP_ne", "FP_un", "FN", "TN"),
     sentence_fields=(

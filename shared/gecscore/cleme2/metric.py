@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Literal, Sequence
+from typing import Any, Callable, ClassVar, Literal, Mapping, Sequence
 
 import numpy as np
 
@@ -42,8 +42,9 @@ from gecscore.common.inputs import tokenise_or_check
 from gecscore.common.encoders import select_device, shared_model
 from gecscore.common.fbeta import prf
 from gecscore.common.guarded import Value, ratio
-from gecscore.common.results import MetricResult, sentence_core, split_output
+from gecscore.common.results import MetricResult, sentence_core
 from gecscore.common.signature import make_signature
+from gecscore.common.statistics import Statistics
 from gecscore.common.validation import check_references, check_texts
 
 VARIANTS: tuple[str, ...] = ("cleme2", "cleme")
@@ -155,10 +156,6 @@ def _named(config: ClemeConfig, values: dict[str, float]) -> dict[str, float]:
     return {names[k]: v for k, v in values.items()}
 
 
-def _sentence_entry(config: ClemeConfig, sample: Sample, stats: SentenceStats, chosen: int) -> dict[str, Any]:
-    return sentence_entry(config, sample.reference_ids, stats.weighted, stats.unweighted, chosen)
-
-
 def sentence_entry(config: ClemeConfig, reference_ids: Sequence[int], weighted: Sequence[ChunkCounts],
                    unweighted: Sequence[ChunkCounts], chosen: int) -> dict[str, Any]:
     """One sentence's record against reference position `chosen`, from its counts against every reference (the
@@ -215,15 +212,41 @@ def degenerate_weights(samples: Sequence[Sample], labels: Sequence[Sequence[Sequ
     return merge(records)
 
 
-def evaluate_samples(samples: Sequence[Sample], config: ClemeConfig, *, similarity: Similarity | None = None,
-                     rater: LLMRater | None = None, device: str | None = None, sentences: bool = False,
-                     return_chunks: bool = False, progress: bool = False,
-                     max_tokens: int | None = None) -> dict[str, Any]:
-    """Score prepared samples: the score, its indicators, counts of the chosen references, signature (and details).
+#: The settings of `ClemeConfig`, registry option names.
+CONFIG_FIELDS = ("variant", "level", "assumption", "weighting", "alpha", "beta", "release", "model", "layer",
+                 "tokenize", "robust")
+ROBUST_NOISE_UNSHARDABLE = ("robust=True gave chunks with float-noise weights the corpus-wide mean chunk weight, "
+                            "which no shard knows; score unsharded, or with robust=False")
 
-    With similarity weighting, `degenerate_sentences` lists the NOISE_WEIGHTS and TRUNCATED sentences
+
+@dataclass(frozen=True, kw_only=True)
+class ClemeStatistics(Statistics):
+    """One system's statistics (`gecscore.common.statistics`): per sentence, the weighted and unweighted chunk
+    counts against every reference and the references' ids; with `return_chunks`, the chunk tables."""
+
+    PER_SENTENCE: ClassVar[tuple[str, ...]] = ("counts", "reference_ids", "chunks")
+
+    counts: tuple[SentenceStats, ...]
+    reference_ids: tuple[tuple[int, ...], ...]
+    chunks: tuple[Mapping[str, Any], ...] | None = None
+
+
+def config_of(settings: Mapping[str, Any]) -> ClemeConfig:
+    """The `ClemeConfig` of registry settings."""
+    return ClemeConfig(**{k: settings[k] for k in CONFIG_FIELDS})
+
+
+def sample_statistics(samples: Sequence[Sample], config: ClemeConfig, *, settings: Mapping[str, Any] | None = None,
+                      similarity: Similarity | None = None, rater: LLMRater | None = None,
+                      device: str | None = None, return_chunks: bool = False, progress: bool = False,
+                      max_tokens: int | None = None) -> ClemeStatistics:
+    """Chunks, labels, weights and counts of prepared samples (`settings`: the registry options, by default
+    `config`'s).
+
+    With similarity weighting, the degenerate records list the NOISE_WEIGHTS and TRUNCATED sentences
     (`degenerate_weights`); with `config.robust`, the non-TN chunks of a NOISE_WEIGHTS sentence and reference get
-    one common weight (`uniform_noise_weights`: unit weights within the sentence). Other weightings have none.
+    one common weight (`uniform_noise_weights`: unit weights within the sentence), which makes these statistics
+    depend on the whole corpus. Other weightings have none.
     """
     if not samples:
         raise ValueError("nothing to score: no sentences")
@@ -234,32 +257,93 @@ def evaluate_samples(samples: Sequence[Sample], config: ClemeConfig, *, similari
     weights = chunk_weights(config, samples, chunked, labels, similarity=similarity, rater=rater, device=device,
                             progress=progress, max_tokens=max_tokens)
     degenerate: list[dict[str, Any]] = []
+    unshardable = None
     if config.weighting == "similarity" and weights is not None and similarity is not None:
         degenerate = degenerate_weights(samples, labels, weights, similarity)
         if config.robust:
             pairs = [(d["index"], d["reference"], d["total"]) for d in degenerate if d["reason"] == NOISE_WEIGHTS]
             weights = uniform_noise_weights(labels, weights, pairs) if pairs else weights
-    stats = [sentence_stats(ls, None if weights is None else weights[i]) for i, ls in enumerate(labels)]
+            unshardable = ROBUST_NOISE_UNSHARDABLE if pairs else None
+    tables = None
+    if return_chunks:
+        tables = tuple(chunk_table(sample, c, ls, None if weights is None else weights[i])
+                       for i, (sample, c, ls) in enumerate(zip(samples, chunked, labels)))
+    return ClemeStatistics(
+        settings={k: getattr(config, k) for k in CONFIG_FIELDS} if settings is None else settings,
+        signature=make_signature(config.variant, config.signature_settings()), degenerate=tuple(degenerate),
+        unshardable=unshardable,
+        counts=tuple(sentence_stats(ls, None if weights is None else weights[i]) for i, ls in enumerate(labels)),
+        reference_ids=tuple(tuple(sample.reference_ids) for sample in samples), chunks=tables)
+
+
+def score(stats: ClemeStatistics) -> MetricResult:
+    """The result of one system's statistics: the reference of every sentence (the greedy corpus choice at corpus
+    level, each sentence's best at sentence level), the score and its indicators, the counts of the chosen
+    references, the sentence records and the corpus rule as a resamplable statistic."""
+    config = config_of(stats.settings)
     scorer = config.scorer
-    weighted = [s.weighted for s in stats]
+    weighted = [s.weighted for s in stats.counts]
     result = scorer.corpus(weighted) if config.level == "corpus" else scorer.sentence(weighted)
     unweighted_total = ChunkCounts()
-    for s, r in zip(stats, result.chosen):
+    for s, r in zip(stats.counts, result.chosen):
         unweighted_total = unweighted_total + s.unweighted[r]
-    out: dict[str, Any] = {
-        **_named(config, result.values),
-        "counts": _counts(result.total),
-        "unweighted_counts": _counts(unweighted_total),
-    }
+    details: dict[str, Any] = {"counts": _counts(result.total), "unweighted_counts": _counts(unweighted_total)}
+    if stats.chunks is not None:
+        details["chunks"] = [dict(table) for table in stats.chunks]
+    details["degenerate_sentences"] = [dict(d) for d in stats.degenerate]
+    sentences = [sentence_entry(config, ids, s.weighted, s.unweighted, r)
+                 for ids, s, r in zip(stats.reference_ids, stats.counts, result.chosen)]
+    statistic = corpus_statistic(config, weighted, sentences)
+    for entry in sentences:
+        del entry["per_ref"]
+    return MetricResult("cleme2", _named(config, result.values), "score", sentences, statistic, stats.signature,
+                        details, sentence_key="sentences")
+
+
+def as_output(stats: ClemeStatistics, result: MetricResult, *, sentences: bool) -> dict[str, Any]:
+    """The plain dict `cleme_score` returns: scores, counts, the sentence records with every reference's entry
+    (`per_ref`) when asked, details and the signature."""
+    config = config_of(stats.settings)
+    out: dict[str, Any] = {**result.scores, "counts": result.details["counts"],
+                           "unweighted_counts": result.details["unweighted_counts"]}
     if sentences:
-        out["sentences"] = [_sentence_entry(config, sample, s, r)
-                            for sample, s, r in zip(samples, stats, result.chosen)]
-    if return_chunks:
-        out["chunks"] = [chunk_table(sample, c, ls, None if weights is None else weights[i])
-                         for i, (sample, c, ls) in enumerate(zip(samples, chunked, labels))]
-    out["degenerate_sentences"] = degenerate
-    out["signature"] = make_signature(config.variant, config.signature_settings())
+        out["sentences"] = [{**record, "per_ref": sentence_entry(config, ids, s.weighted, s.unweighted,
+                                                                 record["reference"])["per_ref"]}
+                            for record, ids, s in zip(result.sentences, stats.reference_ids, stats.counts)]
+    out.update({k: v for k, v in result.details.items() if k not in out})
+    out["signature"] = result.signature
     return out
+
+
+def evaluate_samples(samples: Sequence[Sample], config: ClemeConfig, *, similarity: Similarity | None = None,
+                     rater: LLMRater | None = None, device: str | None = None, sentences: bool = False,
+                     return_chunks: bool = False, progress: bool = False,
+                     max_tokens: int | None = None) -> dict[str, Any]:
+    """Score prepared samples: the score, its indicators, counts of the chosen references, signature (and details);
+    `score(sample_statistics(...))` as a plain dict."""
+    stats = sample_statistics(samples, config, similarity=similarity, rater=rater, device=device,
+                              return_chunks=return_chunks, progress=progress, max_tokens=max_tokens)
+    return as_output(stats, score(stats), sentences=sentences)
+
+
+def text_samples(sources: Sequence[str] | None, predictions: Sequence[str] | None,
+                 references: Sequence[Sequence[str]] | None, hyp_m2: str | Path | None, ref_m2: str | Path | None,
+                 config: ClemeConfig, *, progress: bool = False) -> list[Sample]:
+    """The samples of whitespace-tokenised sentences (edits by ERRANT; spaCy-tokenised first with `tokenize`) or
+    of M2 files (`hyp_m2` + `ref_m2`). `robust` also scores an empty prediction as its unchanged source."""
+    if hyp_m2 is not None or ref_m2 is not None:
+        if hyp_m2 is None or ref_m2 is None:
+            raise ValueError("M2 input needs both `hyp_m2` and `ref_m2`")
+        if any(x is not None for x in (sources, predictions, references)):
+            raise ValueError("give either `sources`/`predictions`/`references` or `hyp_m2`/`ref_m2`, not both")
+        if config.tokenize:
+            raise ValueError("`tokenize` does not apply to M2 input (`hyp_m2`, `ref_m2` are tokenised already); "
+                             "drop `tokenize`")
+        return samples_from_m2(hyp_m2, ref_m2)
+    sources, predictions, references = prepare_text(sources, predictions, references, tokenize=config.tokenize)
+    if config.robust:
+        predictions = robust_predictions(sources, predictions)
+    return samples_from_text(sources, predictions, references, progress=progress)
 
 
 def cleme_score(sources: Sequence[str] | None = None, predictions: Sequence[str] | None = None,
@@ -279,20 +363,7 @@ def cleme_score(sources: Sequence[str] | None = None, predictions: Sequence[str]
     config = ClemeConfig(**settings)
     if config.weighting == "llm" and rater is None:
         check_causal_lm(str(config.model))
-    if hyp_m2 is not None or ref_m2 is not None:
-        if hyp_m2 is None or ref_m2 is None:
-            raise ValueError("M2 input needs both `hyp_m2` and `ref_m2`")
-        if any(x is not None for x in (sources, predictions, references)):
-            raise ValueError("give either `sources`/`predictions`/`references` or `hyp_m2`/`ref_m2`, not both")
-        if config.tokenize:
-            raise ValueError("`tokenize` does not apply to M2 input (`hyp_m2`, `ref_m2` are tokenised already); "
-                             "drop `tokenize`")
-        samples = samples_from_m2(hyp_m2, ref_m2)
-    else:
-        sources, predictions, references = prepare_text(sources, predictions, references, tokenize=config.tokenize)
-        if config.robust:
-            predictions = robust_predictions(sources, predictions)
-        samples = samples_from_text(sources, predictions, references, progress=progress)
+    samples = text_samples(sources, predictions, references, hyp_m2, ref_m2, config, progress=progress)
     return evaluate_samples(samples, config, similarity=similarity, rater=rater, device=device, sentences=sentences,
                             return_chunks=return_chunks, progress=progress, max_tokens=max_tokens)
 
@@ -310,28 +381,18 @@ def prepare_text(sources: Any, predictions: Any, references: Any, *, tokenize: b
     return sources, predictions, references
 
 
-def run(sources: Sequence[str] | None = None, predictions: Sequence[str] | None = None,
-        references: Sequence[Sequence[str]] | None = None, *, progress: bool = False,
-        **options: Any) -> MetricResult:
-    """Score one system (sentences, or `hyp_m2` + `ref_m2`) in the one result protocol."""
+def statistics_systems(sources: Sequence[str] | None, systems: Mapping[str, Sequence[str] | None],
+                       references: Sequence[Sequence[str]] | None = None, *, progress: bool = False,
+                       **options: Any) -> dict[str, ClemeStatistics]:
+    """Every system's statistics (sentences, or `hyp_m2` + `ref_m2`); `score` turns each into its result."""
     opts = SPEC.resolve(options)
-    settings = {k: opts[k] for k in ("variant", "level", "assumption", "weighting", "alpha", "beta", "release",
-                                     "model", "layer", "tokenize", "robust")}
-    config = ClemeConfig(**settings)
-    out = cleme_score(sources, predictions, references, hyp_m2=opts["hyp_m2"], ref_m2=opts["ref_m2"],
-                      device=opts["device"], sentences=True, return_chunks=opts["return_chunks"],
-                      progress=progress, max_tokens=opts["max_tokens"], **settings)
-    entries = out.pop("sentences")
-    signature = out.pop("signature")
-    scores, details = split_output(out)
-    per_ref = [[ChunkCounts(**{_FIELD_NAMES[k]: v for k, v in ref["counts"].items()}) for ref in entry["per_ref"]]
-               for entry in entries]
-    sentences = [{k: v for k, v in entry.items() if k != "per_ref"} for entry in entries]
-    return MetricResult("cleme2", scores, "score", sentences, corpus_statistic(config, per_ref, entries), signature,
-                        details, sentence_key="sentences")
-
-
-_FIELD_NAMES = {name: field for field, name in _COUNT_NAMES.items()}
+    config = config_of(opts)
+    if config.weighting == "llm":
+        check_causal_lm(str(config.model))
+    return {name: sample_statistics(
+        text_samples(sources, predictions, references, opts["hyp_m2"], opts["ref_m2"], config, progress=progress),
+        config, settings=opts, device=opts["device"], return_chunks=opts["return_chunks"], progress=progress,
+        max_tokens=opts["max_tokens"]) for name, predictions in systems.items()}
 
 
 def corpus_statistic(config: ClemeConfig, per_ref: Sequence[Sequence[ChunkCounts]],

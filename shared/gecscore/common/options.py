@@ -163,17 +163,16 @@ class Unshardable:
 
 @dataclass(frozen=True)
 class MetricSpec:
-    """A metric as every entry point sees it: name, title, variants, options and the module of its `run`."""
+    """A metric as every entry point sees it: name, title, variants, options, the module of its statistics and
+    score, and what its sentence records and shards declare."""
 
     name: str
     title: str
     summary: str
     variants: tuple[str, ...]
     options: tuple[Option, ...]
+    #: The module with its `statistics_systems` and `score` (`gecscore.common.statistics`).
     runner: str
-    #: The module of its shard hooks (`gecscore.common.shards`), for a runner without statistics (None: shards
-    #: concatenate the runner's statistics, `gecscore.common.statistics`).
-    shards: str | None = None
     reference_free: bool = False
     sentence_option: str = "return_sentence_scores"
     #: Input options that replace the sentence lists altogether (CLEME's two M2 files).

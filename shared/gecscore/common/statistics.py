@@ -20,9 +20,11 @@ from typing import Any, ClassVar, Mapping, Sequence, TypeVar
 
 import numpy as np
 
-from gecscore.common.shards import NotShardableError
-
 S = TypeVar("S", bound="Statistics")
+
+
+class NotShardableError(ValueError):
+    """This metric, with these options or this data, cannot be scored in shards with the numbers of one process."""
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)

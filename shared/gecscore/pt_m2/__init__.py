@@ -12,7 +12,6 @@ SPEC = MetricSpec(
     summary="MaxMatch (M²) or ERRANT edits weighted by their BERTScore impact",
     variants=("sentm2", "m2", "errant", "senterrant"),
     runner="gecscore.pt_m2.metric",
-    shards="gecscore.pt_m2.shards",
     sentence_option="sentence_scores",
     statistics=("correct", "proposed", "gold"),
     sentence_fields=(

@@ -21,7 +21,7 @@ edits it cannot see (weight exactly 0), and M² counts with correct > proposed o
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, Mapping, Sequence
 
 from tqdm.auto import tqdm
 
@@ -39,6 +39,7 @@ from gecscore.common.error_types import as_lists, corpus_types, type_table
 from gecscore.common.m2io import M2Sentence, edits_to_m2, m2_references, m2_target, read_m2_input
 from gecscore.common.results import MetricResult, sentence_core
 from gecscore.common.signature import make_signature
+from gecscore.common.statistics import Statistics
 from gecscore.common.validation import check_references, check_same_length, check_texts
 from gecscore.pt_m2 import SPEC
 
@@ -246,10 +247,9 @@ def score_m2(sources: Sequence[str], hypotheses: Sequence[str], gold: Sequence[M
     check_work(requests, owners, similarity, max_tokens)
     weights = iter(edit_weights(requests, similarity))
     sentences: list[list[Candidate]] = []
-    counts: list[list[M2Counts]] = []
     degenerate = truncated_texts(requests, owners, similarity, "annotator")
     for i, (per_annotator, types) in enumerate(zip(extracted, gold_types)):
-        candidates, sentence_counts = [], []
+        candidates = []
         for a in per_annotator:
             raw = dict(zip(a.edits_to_weigh(), next(weights)))
             w = uniform_if_all_zero(raw) if sentence_level else raw
@@ -270,15 +270,32 @@ def score_m2(sources: Sequence[str], hypotheses: Sequence[str], gold: Sequence[M
                 tuple(c),
                 typed_m2_counts(a.typed_counts(types[a.annotator], w, robust=robust)),
             ))
-            sentence_counts.append(c)
         sentences.append(candidates)
-        counts.append(sentence_counts)
-    scored = m2.sentence_m2(counts, beta) if sentence_level else m2.corpus_m2(counts, beta)
-    results = tuple(
-        SentenceResult(cands[k].index, cands[k].counts, *scored.sentence_scores[i], tuple(cands))
-        for i, (cands, k) in enumerate(zip(sentences, scored.chosen))
-    )
-    return PTResult(variant, scored.precision, scored.recall, scored.f, results, tuple(merge(degenerate)))
+    return pt_result(variant, beta, sentences, merge(degenerate))
+
+
+def pt_result(variant: str, beta: float, candidates: Sequence[Sequence[Candidate]],
+              degenerate: Sequence[Mapping[str, Any]] = ()) -> PTResult:
+    """The corpus rule of every variant over each sentence's candidates: M²'s greedy annotators (`m2`, through
+    `corpus_m2`) or each sentence's best (`sentm2`); ERRANT's greedy references (`errant`, `FScore.aggregate`) or
+    each sentence's best (`senterrant`); the sentence variants' P/R/F are the means of the sentence values."""
+    if variant in ("m2", "sentm2"):
+        counts = [[M2Counts(*c.counts) for c in cands] for cands in candidates]
+        scored = m2.sentence_m2(counts, beta) if variant == "sentm2" else m2.corpus_m2(counts, beta)
+        chosen, sentence_prf = list(scored.chosen), list(scored.sentence_scores)
+        p, r, f = scored.precision, scored.recall, scored.f
+    else:
+        fscore = FScore(beta, "errant")
+        per_sentence = [[total(c.types.values()) for c in cands] for cands in candidates]
+        agg = fscore.aggregate(per_sentence)
+        chosen = agg.sentence_refs if variant == "senterrant" else agg.corpus_refs
+        sentence_prf = [fscore.prf(counts[k]) for counts, k in zip(per_sentence, chosen)]
+        n = len(sentence_prf)
+        p, r, f = ((sum(s[x] for s in sentence_prf) / n for x in range(3)) if variant == "senterrant"
+                   else fscore.prf(agg.corpus))
+    results = tuple(SentenceResult(cands[k].index, cands[k].counts, *sentence_prf[i], tuple(cands))
+                    for i, (cands, k) in enumerate(zip(candidates, chosen)))
+    return PTResult(variant, p, r, f, results, tuple(degenerate))
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -336,11 +353,10 @@ def score_errant(sources: Sequence[str], hypotheses: Sequence[str], references: 
     check_work(requests, owners, similarity, max_tokens)
     weights = iter(edit_weights(requests, similarity))
     key_lists = iter(keys)
-    per_sentence: list[list[ErrantCounts]] = []
     candidates: list[list[Candidate]] = []
     degenerate = truncated_texts(requests, owners, similarity, "reference")
     for i, (hyp, per_ref) in enumerate(zip(hyp_edits, ref_edits)):
-        counts, cands = [], []
+        cands = []
         for r, r_edits in enumerate(per_ref):
             w = dict(zip(next(key_lists), next(weights)))
             if similarity is not None:
@@ -349,7 +365,6 @@ def score_errant(sources: Sequence[str], hypotheses: Sequence[str], references: 
                                                 {_as_sys(e) for e in hyp})
             types = weighted_errant_counts(hyp, r_edits, w)
             c = total(types.values())
-            counts.append(c)
             ref_keys = {e.key for e in r_edits}
             cands.append(Candidate(
                 r,
@@ -358,21 +373,8 @@ def score_errant(sources: Sequence[str], hypotheses: Sequence[str], references: 
                 (c.tp, c.tp + c.fp, c.tp + c.fn),
                 types,
             ))
-        per_sentence.append(counts)
         candidates.append(cands)
-    fscore = FScore(beta, "errant")
-    agg = fscore.aggregate(per_sentence)
-    sentence_level = variant == "senterrant"
-    chosen = agg.sentence_refs if sentence_level else agg.corpus_refs
-    results = []
-    for cands, counts, k in zip(candidates, per_sentence, chosen):
-        results.append(SentenceResult(k, cands[k].counts, *fscore.prf(counts[k]), tuple(cands)))
-    if sentence_level:
-        n = len(results)
-        p, r, f = (sum(getattr(s, name) for s in results) / n for name in ("precision", "recall", "f"))
-    else:
-        p, r, f = fscore.prf(agg.corpus)
-    return PTResult(variant, p, r, f, tuple(results), tuple(merge(degenerate)))
+    return pt_result(variant, beta, candidates, merge(degenerate))
 
 
 def _as_sys(edit: Edit) -> SysEdit:
@@ -446,13 +448,30 @@ def signature(variant: str, scorer: str, similarity: Similarity | None, beta: fl
 # Entry point: inputs → gold → weights → counts → the one result protocol
 
 
-def run(sources: Sequence[str], predictions: Sequence[str], references: Sequence[Any] | None = None, *,
-        gold_m2: Any = None, progress: bool = False, **options: Any) -> MetricResult:
-    """Score one system with PT-M² / PT-ERRANT (or M² / ERRANT with `scorer="self"`).
+@dataclass(frozen=True, kw_only=True)
+class PTStatistics(Statistics):
+    """One system's statistics (`gecscore.common.statistics`): per sentence, its candidates (every gold annotator,
+    or every reference in the ERRANT variants) with their weighted counts, per-type counts and weighted edits."""
+
+    PER_SENTENCE: ClassVar[tuple[str, ...]] = ("candidates",)
+
+    candidates: tuple[tuple[Candidate, ...], ...]
+
+
+def statistics_systems(sources: Sequence[str], systems: Mapping[str, Sequence[str]],
+                       references: Sequence[Any] | None = None, *, gold_m2: Any = None, progress: bool = False,
+                       **options: Any) -> dict[str, PTStatistics]:
+    """Every system's statistics with PT-M² / PT-ERRANT (or M² / ERRANT with `scorer="self"`).
 
     With `gold_m2`, references (optional) are the texts edits are weighed against, indexed by annotator id;
     without it they are the gold (ERRANT edits of each reference, one annotator per reference).
     """
+    return {name: _statistics(sources, predictions, references, gold_m2=gold_m2, progress=progress, **options)
+            for name, predictions in systems.items()}
+
+
+def _statistics(sources: Sequence[str], predictions: Sequence[str], references: Sequence[Any] | None, *,
+                gold_m2: Any, progress: bool, **options: Any) -> PTStatistics:
     opts = SPEC.resolve(options)
     variant, scorer, beta = opts["variant"], opts["scorer"], opts["beta"]
     sources = check_texts("sources", sources)
@@ -486,24 +505,35 @@ def run(sources: Sequence[str], predictions: Sequence[str], references: Sequence
         if not given:
             refs = m2_references(gold)
         result = score_errant(sources, predictions, refs, extractor=default_extractor(), **common)
+    settings = {**opts, "gold_m2": None}  # the M2 itself is in the candidates; its kind is in the signature
+    return PTStatistics(settings=settings, degenerate=result.degenerate,
+                        signature=signature(variant, scorer, similarity, beta, opts["max_unchanged_words"],
+                                            "m2" if gold_m2 is not None else "references", opts["robust"]),
+                        candidates=tuple(s.candidates for s in result.sentences))
+
+
+def score(stats: PTStatistics) -> MetricResult:
+    """The result of one system's statistics: the variant's corpus rule (`pt_result`), the sentence records with
+    the chosen annotator or reference, the per-type table and the corpus rule as a resamplable statistic."""
+    opts = stats.settings
+    variant, beta = opts["variant"], opts["beta"]
+    result = pt_result(variant, beta, stats.candidates, stats.degenerate)
     f_key = f"f{beta:g}"
-    records = [sentence_record(s, variant) for s in result.sentences]
     who = "annotator" if variant in ("m2", "sentm2") else "reference"
     sentences = [{**sentence_core(s.f, [c.index for c in s.candidates].index(s.chosen),
                                   [dict(zip(M2_STATISTICS, c.counts)) for c in s.candidates]),
                   f_key: s.f, "precision": s.precision, "recall": s.recall, who: s.chosen,
                   "counts": [list(c.counts) for c in s.candidates],
                   "types": [as_lists(c.types) for c in s.candidates]} for s in result.sentences]
-    details: dict[str, Any] = {"edits": records} if opts["return_edits"] else {}
+    details: dict[str, Any] = {"edits": [sentence_record(s, variant) for s in result.sentences]} \
+        if opts["return_edits"] else {}
     if opts["return_types"]:
         details["types"] = types_table(result, opts["return_types"], beta)
-    details["degenerate_sentences"] = list(result.degenerate)  # reported once, with the input layer's, by the registry
+    details["degenerate_sentences"] = [dict(d) for d in result.degenerate]
     return MetricResult(
         "pt_m2", {"precision": result.precision, "recall": result.recall, f_key: result.f, "score": result.f},
-        f_key, sentences, corpus_statistic(result, variant, beta),
-        signature(variant, scorer, similarity, beta, opts["max_unchanged_words"],
-                  "m2" if gold_m2 is not None else "references", opts["robust"]),
-        details, sentence_output=[s.f for s in result.sentences])
+        f_key, sentences, corpus_statistic(result, variant, beta), stats.signature, details,
+        sentence_output=[s.f for s in result.sentences])
 
 
 def check_type_level(gold: Sequence[M2Sentence], level: int) -> None:
