@@ -6,6 +6,7 @@ import importlib.util
 import os
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
@@ -164,12 +165,16 @@ def run_doctests(text: str, name: str) -> None:
     assert runner.failures == 0, f"{runner.failures} doctest example(s) of {name} failed (see the output above)"
 
 
+BENCH_MODULES = ("published", "switches", "listing_values", "external", "evaluator", "cells")
+
+
 @pytest.fixture(scope="session")
 def bench():
-    """`benchmarks/meta_eval/run.py` as a module (the cell table's code is a benchmark script, not the package)."""
+    """The meta-evaluation benchmark's modules by name: `bench.run` is `benchmarks/meta_eval/run.py`, loaded by path
+    (the cell table's code is a benchmark script, not the package), `bench.published` etc. its sibling modules."""
     path = Path(__file__).resolve().parent.parent / "benchmarks" / "meta_eval" / "run.py"
     spec = importlib.util.spec_from_file_location("meta_eval_bench_run", path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
+    run = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = run
+    spec.loader.exec_module(run)  # puts its folder on sys.path, so the siblings import by name
+    return SimpleNamespace(run=run, **{name: importlib.import_module(name) for name in BENCH_MODULES})

@@ -22,11 +22,11 @@ def committed():
 
 
 def _item(bench, row, ours, **switches):
-    return {"row": bench.row_to_dict(row), "ours": ours, "switches": switches}
+    return {"row": bench.published.row_to_dict(row), "ours": ours, "switches": switches}
 
 
 def test_cells_are_counted_per_printed_number(bench):
-    Row = bench.Row
+    Row = bench.published.Row
     rows = [
         Row("P", "T1", "m2", "gjg15", "official", "all", "default", "ew_nusnlp", (0.5, 0.6)),
         Row("P", "T1", "m2", "gjg15", "e-minimal", "all", "default", "ts_nusnlp", (0.5, 0.7),
@@ -40,7 +40,7 @@ def test_cells_are_counted_per_printed_number(bench):
         _item(bench, rows[2], [0.9, 0.3]),                                      # 1 cell only (r not printed)
         _item(bench, rows[3], [0.59, 0.2]),                                     # 1 equal, 1 unexplained
     ]
-    cells = bench.cells_from_rows(evaluated)
+    cells = bench.cells.cells_from_rows(evaluated)
     assert len(cells) == 7
     assert [c["stat"] for c in cells] == ["r", "ρ", "r", "ρ", "ρ", "acc", "τ"]
     assert [c["status"] for c in cells] == ["equal", "equal", "switch", "unexplained", "equal", "equal",
@@ -49,61 +49,126 @@ def test_cells_are_counted_per_printed_number(bench):
     assert switch["switch"] == "refs=official" and switch["switch_value"] == pytest.approx(0.4996)
     assert cells[3]["note"].startswith("unexplained: refs=official → 0.800; ")
     assert cells[6]["note"].startswith("unexplained:")
-    summary = {(s["paper"], s["table"]): s for s in bench.summarize(cells)}
+    summary = {(s["paper"], s["table"]): s for s in bench.cells.summarize(cells)}
     assert summary["P", "T1"] == {"paper": "P", "table": "T1", "cells": 4, "equal": 2, "switch": 1, "unexplained": 1}
     assert summary["P", "T2"]["cells"] == 1 and summary["Q", "T9"]["unexplained"] == 1
     assert summary["all", ""] == {"paper": "all", "table": "", "cells": 7, "equal": 4, "switch": 1, "unexplained": 2}
-    text = bench.to_markdown(cells)
+    text = bench.cells.to_markdown(cells)
     assert "| **all** |  | 7 | 4 | 1 | 2 |" in text
     assert text.count("\n| m2 |") == 4
 
 
 def test_row_without_data_has_no_base_value(bench):
-    row = bench.Row("P", "T1", "m2", "gjg15", "bn-10gec", "all", "default", "ew_nusnlp", (0.547, 0.648),
+    row = bench.published.Row("P", "T1", "m2", "gjg15", "bn-10gec", "all", "default", "ew_nusnlp", (0.547, 0.648),
                     switches=("sn8gec-published-m2",), tried="m2-bn10gec", computable=False)
-    cells = bench.cells_from_rows([_item(bench, row, None, **{"sn8gec-published-m2": [0.580, 0.648]})])
+    cells = bench.cells.cells_from_rows([_item(bench, row, None, **{"sn8gec-published-m2": [0.580, 0.648]})])
     assert [c["status"] for c in cells] == ["unexplained", "switch"]
     assert cells[0]["ours"] is None and "no base value" in cells[0]["note"]
 
 
 def test_equality_is_at_three_decimals(bench):
-    assert bench.same_3dp(0.623, 0.62304)
-    assert not bench.same_3dp(0.623, 0.6236)
-    assert not bench.same_3dp(0.623, None) and not bench.same_3dp(0.623, float("nan"))
+    assert bench.cells.same_3dp(0.623, 0.62304)
+    assert not bench.cells.same_3dp(0.623, 0.6236)
+    assert not bench.cells.same_3dp(0.623, None) and not bench.cells.same_3dp(0.623, float("nan"))
 
 
 def test_every_switch_and_tried_entry_is_documented(bench):
-    for row in bench.rows():
-        assert set(row.switches) <= set(bench.SWITCHES), row
-        assert not row.tried or row.tried in bench.TRIED, row
+    for row in bench.published.rows():
+        assert set(row.switches) <= set(bench.switches.SWITCHES), row
+        assert not row.tried or row.tried in bench.switches.TRIED, row
 
 
 def test_committed_results_match_the_rows(bench, committed):
-    rows = bench.rows()
+    rows = bench.published.rows()
     assert [item["row"]["published"] for item in committed["rows"]] == [list(r.published) for r in rows]
-    listings = bench.listings()
+    listings = bench.published.listings()
     assert [item["listing"]["published"] for item in committed["listings"]] == [list(x.published) for x in listings]
     n_cells = sum(p is not None for r in rows for p in r.published) + sum(len(x.published) for x in listings)
     assert len(committed["cells"]) == n_cells
-    assert committed["summary"] == bench.summarize(committed["cells"])
+    assert committed["summary"] == bench.cells.summarize(committed["cells"])
 
 
 def test_every_unequal_committed_cell_has_a_switch_or_an_unexplained_note(bench, committed):
     for cell in committed["cells"]:
-        assert cell["equal"] == bench.cell_equal(cell["published"], cell["ours"]), cell
+        assert cell["equal"] == bench.cells.cell_equal(cell["published"], cell["ours"]), cell
         if cell["equal"]:
             assert cell["status"] == "equal"
         elif cell["status"] == "switch":
-            assert cell["switch"] in bench.SWITCHES
-            assert bench.cell_equal(cell["published"], cell["switch_value"]), cell
+            assert cell["switch"] in bench.switches.SWITCHES
+            assert bench.cells.cell_equal(cell["published"], cell["switch_value"]), cell
             assert cell["tried"][cell["switch"]] == cell["switch_value"]
         else:
             assert cell["status"] == "unexplained" and cell["note"].startswith("unexplained: "), cell
-            assert not any(bench.cell_equal(cell["published"], v) for v in cell["tried"].values()), cell
+            assert not any(bench.cells.cell_equal(cell["published"], v) for v in cell["tried"].values()), cell
 
 
 def test_cells_rebuild_from_committed_rows(bench, committed):
-    assert bench.all_cells(committed) == committed["cells"]
+    assert bench.cells.all_cells(committed) == committed["cells"]
+
+
+def readme_counts() -> dict[tuple[str, str], int]:
+    """The cells per (paper, table) of the README's "Counts" table, its **all** line as ("all", "")."""
+    text = (BENCH / "README.md").read_text(encoding="utf-8").split("## Counts", 1)[1].split("\n\n", 2)[1]
+    counts = {}
+    for line in text.splitlines()[2:]:
+        paper, table, cells = [c.strip() for c in line.strip("|").split("|")][:3]
+        counts["all" if paper == "**all**" else paper, table] = int(cells)
+    return counts
+
+
+def test_published_files_hold_the_cells_the_readme_counts(bench):
+    counts: dict[tuple[str, str], int] = {}
+    for row in bench.published.rows():
+        counts[row.paper, row.table] = counts.get((row.paper, row.table), 0) + sum(p is not None for p in row.published)
+    for item in bench.published.listings():
+        counts[item.paper, item.table] = counts.get((item.paper, item.table), 0) + len(item.published)
+    counts["all", ""] = sum(counts.values())
+    assert counts == readme_counts()
+    assert readme_counts()["all", ""] == sum(n for key, n in readme_counts().items() if key != ("all", ""))
+
+
+def test_published_files_are_well_formed(bench):
+    files = sorted((BENCH / "published").glob("*.json"))
+    assert files and [f.name[:3] for f in files] == [f"{k:02d}-" for k in range(1, len(files) + 1)]
+    for path in files:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        assert set(data) == {"paper", "table", "kind", "about", "entries"}, path.name
+        assert data["kind"] in ("row", "listing") and data["entries"] and data["about"], path.name
+    for row in bench.published.rows():
+        assert row.level in ("system", "sentence") and any(p is not None for p in row.published), row
+    for item in bench.published.listings():
+        assert len(item.columns) == len(item.stats) == len(item.published) > 0, item
+        assert all(isinstance(p, str) for p in item.published), item
+
+
+def write_table(folder: Path, kind: str, entry: dict) -> None:
+    folder.mkdir(exist_ok=True)
+    data = {"paper": "P", "table": "T", "kind": kind, "about": "", "entries": [entry]}
+    (folder / "01-p-t.json").write_text(json.dumps(data), encoding="utf-8")
+
+
+def test_malformed_published_entries_fail_naming_file_and_entry(bench, tmp_path):
+    protocol = {"metric": "errant", "dataset": "seeda", "references": "official", "system_set": "base",
+                "aggregation": "default", "human": "ts_edit", "level": "system", "exclude_unchanged": False,
+                "options": {}, "computable": True}
+    entry = {"row": "errant", "column": "SEEDA-E base, Official refs, default agg.",
+             "cells": [{"statistic": "r", "printed": 0.5}], "protocol": protocol, "switches": [], "tried": ""}
+    write_table(tmp_path, "row", entry)
+    assert bench.published.load(tmp_path)[0][0].published == (0.5, None)
+    bad = [({**entry, "cells": [{"statistic": "acc", "printed": 0.5}]}, "statistic 'acc'"),
+           ({**entry, "cells": [{"statistic": "ρ", "printed": 0.5}, {"statistic": "r", "printed": 0.5}]}, "order"),
+           ({**entry, "column": "Official"}, "column 'Official'"),
+           ({**entry, "protocol": {**protocol, "level": "corpus"}}, "level 'corpus'"),
+           ({k: v for k, v in entry.items() if k != "tried"}, "keys")]
+    for malformed, message in bad:
+        write_table(tmp_path, "row", malformed)
+        with pytest.raises(ValueError, match=rf"01-p-t\.json entry 0 \(errant\).*{message}"):
+            bench.published.load(tmp_path)
+    listing = {"row": "L", "cells": [{"column": "a", "statistic": "count", "printed": 3}],
+               "protocol": {"compute": "heuo-table", "config": "", "args": {}}, "switches": [], "tried": ""}
+    write_table(tmp_path, "listing", listing)
+    with pytest.raises(ValueError, match=r"01-p-t\.json entry 0 \(L\).*printed text"):
+        bench.published.load(tmp_path)
 
 
 def test_sn8gec_published_scores_reproduce_the_printed_m2_rho(bench, shared_data):
@@ -115,9 +180,9 @@ def test_sn8gec_published_scores_reproduce_the_printed_m2_rho(bench, shared_data
     printed = {("ne-fluency", "ew_nusnlp"): (0.582, 0.648), ("ne-fluency", "ts_nusnlp"): (0.649, 0.703),
                ("bn-10gec", "ew_nusnlp"): (0.547, 0.648), ("bn-10gec", "ts_nusnlp"): (0.610, 0.692)}
     for (refs, name), (r, rho) in printed.items():
-        corr = correlate_systems(bench.sn8gec_published_m2(str(shared_data), refs), human[name], GJG15_SYSTEMS)
-        assert bench.same_3dp(rho, corr.spearman)
-        assert not bench.same_3dp(r, corr.pearson)
+        corr = correlate_systems(bench.external.sn8gec_published_m2(str(shared_data), refs), human[name], GJG15_SYSTEMS)
+        assert bench.cells.same_3dp(rho, corr.spearman)
+        assert not bench.cells.same_3dp(r, corr.pearson)
 
 
 def test_cleme_m2_files_reproduce_the_printed_corpus_errant(bench, shared_data):
@@ -125,18 +190,19 @@ def test_cleme_m2_files_reproduce_the_printed_corpus_errant(bench, shared_data):
     from gecscore.meta_eval.correlate import correlate_systems
     from gecscore.meta_eval.data import GJG15_SYSTEMS, read_gjg15_nusnlp_human
 
-    row = bench.Row("P", "T", "errant", "gjg15", "official-pt-m2", "all", "default", "ew_nusnlp", (0.642, 0.659))
-    scores = bench.cleme_m2_file_scores(str(shared_data), row)
+    row = bench.published.Row("P", "T", "errant", "gjg15", "official-pt-m2", "all", "default", "ew_nusnlp",
+                              (0.642, 0.659))
+    scores = bench.external.cleme_m2_file_scores(str(shared_data), row)
     corr = correlate_systems(scores, read_gjg15_nusnlp_human(shared_data)["ew_nusnlp"], GJG15_SYSTEMS)
-    assert bench.same_3dp(0.642, corr.pearson) and bench.same_3dp(0.659, corr.spearman)
+    assert bench.cells.same_3dp(0.642, corr.pearson) and bench.cells.same_3dp(0.659, corr.spearman)
 
 
 def test_sentence_errant_rules(bench):
     # No edits anywhere: F = 1; the better of two references is chosen; empty hypothesis against gold edits: 0.
-    assert bench.sentence_errant_from_edits([[]], [[[]]]) == 1.0
+    assert bench.external.sentence_errant_from_edits([[]], [[[]]]) == 1.0
     hyp = [(0, 1, "a")]
-    assert bench.sentence_errant_from_edits([hyp], [[[(0, 1, "b")], [(0, 1, "a")]]]) == 1.0
-    assert bench.sentence_errant_from_edits([[]], [[[(0, 1, "b")]]]) == 0.0
+    assert bench.external.sentence_errant_from_edits([hyp], [[[(0, 1, "b")], [(0, 1, "a")]]]) == 1.0
+    assert bench.external.sentence_errant_from_edits([[]], [[[(0, 1, "b")]]]) == 0.0
 
 
 @pytest.mark.slow
@@ -144,15 +210,15 @@ def test_switches_reproduce_their_cells_from_scratch(bench, shared_data, tmp_pat
     """Recompute the rows whose cells a switch reproduces (CLEME runs: minutes) and check the switch's cells."""
     from gecscore.meta_eval import ScoreCache
 
-    ev = bench.Evaluator(str(shared_data), ScoreCache(tmp_path / "cache"))
+    ev = bench.evaluator.Evaluator(str(shared_data), ScoreCache(tmp_path / "cache"))
     # `errant-2.3.3` needs its own environment: test_errant_2_3_3_switch_from_scratch covers it.
-    chosen = [replace(r, switches=tuple(s for s in r.switches if s != "errant-2.3.3")) for r in bench.rows()
+    chosen = [replace(r, switches=tuple(s for s in r.switches if s != "errant-2.3.3")) for r in bench.published.rows()
               if r.dataset == "gjg15" and r.metric in ("cleme", "errant")]
     chosen = [r for r in chosen if r.switches]
-    cells = bench.cells_from_rows(bench.evaluate_rows(chosen, ev))
+    cells = bench.cells.cells_from_rows(bench.run.evaluate_rows(chosen, ev))
     for cell in cells:
         if cell["status"] == "switch":
-            assert bench.same_3dp(cell["published"], cell["switch_value"])
+            assert bench.cells.same_3dp(cell["published"], cell["switch_value"])
     assert sum(c["status"] == "switch" for c in cells) >= 10
 
 
@@ -204,17 +270,18 @@ def test_errant_2_3_3_switch_from_scratch(bench, legacy, shared_data, tmp_path, 
                                                                                gold=gold), tmp_path / "m2"))
     shipped = read_m2(shared_data / "CoNLL-2014" / "CLEME" / "demo" / "examples" / "conll14.errant")
     assert sum(not e.is_noop for b in made for e in b.edits) == sum(not e.is_noop for b in shipped for e in b.edits)
-    same = sum(bench.m2_reference_edits(a) == bench.m2_reference_edits(b) for a, b in zip(made, shipped))
+    edits = bench.external.m2_reference_edits
+    same = sum(edits(a) == edits(b) for a, b in zip(made, shipped))
     assert same >= 0.99 * len(shipped)
 
-    ev = bench.Evaluator(str(shared_data), ScoreCache(tmp_path / "cache"))
+    ev = bench.evaluator.Evaluator(str(shared_data), ScoreCache(tmp_path / "cache"))
     legacy_switches = ("errant-2.3.3", "errant-2.3.3+refs=official-pt-m2")
-    chosen = [replace(r, switches=tuple(s for s in r.switches if s in legacy_switches)) for r in bench.rows()
+    chosen = [replace(r, switches=tuple(s for s in r.switches if s in legacy_switches)) for r in bench.published.rows()
               if set(r.switches) & set(legacy_switches) and r.metric in ("errant", "senterrant")]
-    cells = bench.cells_from_rows(bench.evaluate_rows(chosen, ev))
+    cells = bench.cells.cells_from_rows(bench.run.evaluate_rows(chosen, ev))
     for cell in cells:
         if cell["status"] == "switch":
-            assert bench.same_3dp(cell["published"], cell["switch_value"])
+            assert bench.cells.same_3dp(cell["published"], cell["switch_value"])
     assert sum(c["status"] == "switch" for c in cells) >= 5
 
 
@@ -233,7 +300,7 @@ def test_seeda_pie_output_is_the_blob_lm_critic_shipped_before_the_fix(shared_da
 
 
 def test_seeda_lm_critic_switch_takes_pie_score_and_refuses_aggregated_rows(bench):
-    Row = bench.Row
+    Row = bench.published.Row
 
     class Ev:
         def result(self, row):
@@ -243,9 +310,10 @@ def test_seeda_lm_critic_switch_takes_pie_score_and_refuses_aggregated_rows(benc
             return scores()
 
     row = Row("P", "T", "m2", "seeda", "official", "base", "default", "ts_sent", (None, None))
-    assert bench.SWITCHES[bench.SEEDA_LM_CRITIC].compute(row, Ev()) == {"PIE": 0.5, "LM-Critic": 0.5, "T5": 0.7}
+    switch = bench.switches.SWITCHES[bench.switches.SEEDA_LM_CRITIC]
+    assert switch.compute(row, Ev()) == {"PIE": 0.5, "LM-Critic": 0.5, "T5": 0.7}
     with pytest.raises(ValueError, match="default aggregation"):
-        bench.SWITCHES[bench.SEEDA_LM_CRITIC].compute(replace(row, aggregation="trueskill"), Ev())
+        switch.compute(replace(row, aggregation="trueskill"), Ev())
 
 
 @pytest.mark.slow
@@ -254,12 +322,12 @@ def test_seeda_and_table5_switches_reproduce_their_cells_from_scratch(bench, sha
     ablation, recomputed from an empty cache: every cell these switches claim equals the printed value."""
     from gecscore.meta_eval import ScoreCache
 
-    ev = bench.Evaluator(str(shared_data), ScoreCache(tmp_path / "cache"))
-    rows = [replace(r, switches=(bench.SEEDA_LM_CRITIC,)) for r in bench.rows()
+    ev = bench.evaluator.Evaluator(str(shared_data), ScoreCache(tmp_path / "cache"))
+    rows = [replace(r, switches=(bench.switches.SEEDA_LM_CRITIC,)) for r in bench.published.rows()
             if r.table == "Table 2" and r.paper.startswith("CLEME2.0") and (r.label or r.metric == "m2")]
-    cells = bench.cells_from_rows(bench.evaluate_rows(rows, ev))
+    cells = bench.cells.cells_from_rows(bench.run.evaluate_rows(rows, ev))
     assert sum(c["status"] in ("equal", "switch") for c in cells) == 36
-    listings = [replace(item, switches=("alpha=one-hot+cleme-errant-m2",)) for item in bench.listings()
+    listings = [replace(item, switches=("alpha=one-hot+cleme-errant-m2",)) for item in bench.published.listings()
                 if item.table == "Table 5"]
-    cells = bench.cells_from_listings(bench.evaluate_listings(listings, ev))
+    cells = bench.cells.cells_from_listings(bench.run.evaluate_listings(listings, ev))
     assert sum(c["status"] in ("equal", "switch") for c in cells) == 39

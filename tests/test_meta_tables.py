@@ -24,35 +24,38 @@ TS = "AMU CAMB RAC CUUI POST PKU UMC UFC IITB INPUT SJTU NTHU IPN".split()
 
 
 def test_rank_differences_by_hand(bench):
-    assert bench.rank_differences(["b", "a", "c"], [["a", "b", "c"]]) == [1, 1, 0]
+    rank_differences = bench.listing_values.rank_differences
+    assert rank_differences(["b", "a", "c"], [["a", "b", "c"]]) == [1, 1, 0]
     # nearer of two human rankings: "c" is 2 away in the first, 0 in the second; "a" and "b" 1 away in both
-    assert bench.rank_differences(["c", "a", "b"], [["a", "b", "c"], ["c", "b", "a"]]) == [0, 1, 1]
-    assert bench.rank_differences(["c", "b", "a"], [["a", "b", "c"], ["b", "a", "c"]]) == [2, 0, 1]
+    assert rank_differences(["c", "a", "b"], [["a", "b", "c"], ["c", "b", "a"]]) == [0, 1, 1]
+    assert rank_differences(["c", "b", "a"], [["a", "b", "c"], ["b", "a", "c"]]) == [2, 0, 1]
 
 
 def test_nearer_human_rank_gives_the_printed_delta_of_the_model_based_columns(bench):
     """PT-M2 Table 6 prints Δ 53 (BERTScore) and 12 (PT-M²) and per-rank arrows from the same rule."""
-    assert sum(bench.rank_differences(BERTSCORE, [EW, TS])) == 53
-    assert sum(bench.rank_differences(PT_M2, [EW, TS])) == 12
-    assert bench.rank_differences(PT_M2, [EW, TS])[6] == 1  # UFC at 7, between EW 6 and TS 8: printed ↓1
-    assert sum(bench.rank_differences(PT_M2, [EW])) != 12 and sum(bench.rank_differences(PT_M2, [TS])) != 12
+    rank_differences = bench.listing_values.rank_differences
+    assert sum(rank_differences(BERTSCORE, [EW, TS])) == 53
+    assert sum(rank_differences(PT_M2, [EW, TS])) == 12
+    assert rank_differences(PT_M2, [EW, TS])[6] == 1  # UFC at 7, between EW 6 and TS 8: printed ↓1
+    assert sum(rank_differences(PT_M2, [EW])) != 12 and sum(rank_differences(PT_M2, [TS])) != 12
 
 
 def test_ranking_orders_by_score(bench):
-    assert bench.ranking({"a": 0.1, "b": 0.3, "c": 0.2}) == ["b", "c", "a"]
+    assert bench.listing_values.ranking({"a": 0.1, "b": 0.3, "c": 0.2}) == ["b", "c", "a"]
 
 
 def test_printed_equal_uses_the_printed_decimals(bench):
-    assert bench.printed_equal("0.45", 0.4504) and not bench.printed_equal("0.45", 0.456)
-    assert bench.printed_equal("0.0866", 0.08664) and not bench.printed_equal("0.0866", 0.0867)
-    assert bench.printed_equal("380", 380.0) and not bench.printed_equal("380", 381.0)
-    assert bench.printed_equal("-0.444", -0.4444) and not bench.printed_equal("0.444", -0.444)
-    assert bench.printed_equal("CAMB", "CAMB") and not bench.printed_equal("CAMB", "AMU")
-    assert not bench.printed_equal("0.45", None) and not bench.printed_equal("0.45", float("nan"))
+    printed_equal = bench.cells.printed_equal
+    assert printed_equal("0.45", 0.4504) and not printed_equal("0.45", 0.456)
+    assert printed_equal("0.0866", 0.08664) and not printed_equal("0.0866", 0.0867)
+    assert printed_equal("380", 380.0) and not printed_equal("380", 381.0)
+    assert printed_equal("-0.444", -0.4444) and not printed_equal("0.444", -0.444)
+    assert printed_equal("CAMB", "CAMB") and not printed_equal("CAMB", "AMU")
+    assert not printed_equal("0.45", None) and not printed_equal("0.45", float("nan"))
 
 
 def test_nonnegative_grid(bench):
-    grid = bench.nonnegative_grid(0.05)
+    grid = bench.listing_values.nonnegative_grid(0.05)
     assert len(grid) == 1771 and len(set(grid)) == 1771
     assert all(abs(sum(p) - 1) < 1e-9 and min(p) >= 0 for p in grid)
     assert (1.0, 0.0, 0.0, 0.0) in grid and (0.25, 0.25, 0.25, 0.25) in grid
@@ -86,24 +89,24 @@ def test_com_grid_makes_the_reference_choice_per_alpha():
 def test_grid_average_by_hand(bench):
     human = {"x": 1.0, "y": 2.0, "z": 3.0}
     per_system = {"x": [1.0, 3.0], "y": [2.0, 2.0 + 1e-9], "z": [3.0, 1.0]}  # r = 1 at point 0, -1 at point 1
-    r, rho = bench.grid_average(per_system, human, ["x", "y", "z"])
+    r, rho = bench.listing_values.grid_average(per_system, human, ["x", "y", "z"])
     assert r == pytest.approx(0.0, abs=1e-6) and rho == pytest.approx(0.0)
 
 
 def test_listings_are_well_formed(bench):
-    for item in bench.listings():
+    for item in bench.published.listings():
         assert len(item.columns) == len(item.stats) == len(item.published), item.name
-        assert item.compute in bench.LISTING_COMPUTE
-        assert set(item.switches) <= set(bench.SWITCHES), item
-        assert not item.tried or item.tried in bench.TRIED, item
+        assert item.compute in bench.listing_values.LISTING_COMPUTE
+        assert set(item.switches) <= set(bench.switches.SWITCHES), item
+        assert not item.tried or item.tried in bench.switches.TRIED, item
 
 
 def test_listing_cells_statuses(bench):
-    item = bench.Listing("P", "T", "row", ("a", "b", "c"), ("count",) * 3, ("3", "0.45", "X"), "heuo-table", "cfg",
-                         switches=("alpha-grid=with-zeros",), tried="alpha-grid")
-    entry = {"listing": bench.listing_to_dict(item), "ours": [3.0, 0.40, "Y"],
+    item = bench.published.Listing("P", "T", "row", ("a", "b", "c"), ("count",) * 3, ("3", "0.45", "X"), "heuo-table",
+                                   "cfg", switches=("alpha-grid=with-zeros",), tried="alpha-grid")
+    entry = {"listing": bench.published.listing_to_dict(item), "ours": [3.0, 0.40, "Y"],
              "switches": {"alpha-grid=with-zeros": [4.0, 0.451, "Z"]}}
-    cells = bench.cells_from_listings([entry])
+    cells = bench.cells.cells_from_listings([entry])
     assert [c["status"] for c in cells] == ["equal", "switch", "unexplained"]
     assert cells[1]["switch_value"] == pytest.approx(0.451)
     assert cells[2]["note"].startswith("unexplained: alpha-grid=with-zeros → Z; ")

@@ -3,7 +3,7 @@
     .venv/bin/python benchmarks/meta_eval/probes.py --data ../shared/data --out benchmarks/meta_eval
 
 writes `probes.md` and `probes.json`. Every probe goes through the meta-evaluation runner and its cache (the same
-`--cache-dir` as run.py). A probe that reproduces published cells is promoted to a switch in run.py (`SWITCHES`);
+`--cache-dir` as run.py). A probe that reproduces published cells is promoted to a switch (`SWITCHES` in switches.py);
 the others stay here as the record of what was tried.
 
 Sections:
@@ -25,13 +25,20 @@ from dataclasses import replace
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import run as bench  # noqa: E402  (benchmarks/meta_eval/run.py)
+from cells import same_3dp  # noqa: E402  (the benchmark's sibling modules)
+from evaluator import Evaluator  # noqa: E402
+from external import (lattice_gold, legacy_errant_scores, legacy_reference_m2, m2_file_edits,  # noqa: E402
+                      m2_reference_edits, sentence_errant_from_edits, sn8gec_published_m2)
+from published import Row, table_cells, variants as cleme_variants  # noqa: E402
 
 GJG = ("ew_nusnlp", "ts_nusnlp")
+SN8 = ("e-minimal", "e-fluency", "ne-minimal", "ne-fluency")  # the SN-8GEC reference sets on disk
+CLEME2 = "CLEME2.0 (ACL 2025)"
 # CLEME2.0 Table 1 M² and SentM² cells: refs → (EW r, EW ρ, TS r, TS ρ).
-M2_PUBLISHED = {refs: (v[0][0], v[0][1], v[1][0], v[1][1]) for refs, v in bench.CLEME_T1_CLASSIC["m2"].items()}
-SENTM2_PUBLISHED = {refs: (v[0][0], v[0][1], v[1][0], v[1][1])
-                    for refs, v in bench.CLEME_T1_CLASSIC["sentm2"].items()}
+M2_PUBLISHED = table_cells(CLEME2, "Table 1", lambda r: r.references, lambda r: r.name == "m2")
+SENTM2_PUBLISHED = table_cells(CLEME2, "Table 1", lambda r: r.references, lambda r: r.name == "sentm2")
+# CLEME2.0 Table 2's CLEME rows: label → (SEEDA-S r, ρ, SEEDA-E r, ρ).
+CLEME_T2 = table_cells(CLEME2, "Table 2", lambda r: r.label, lambda r: bool(r.label))
 # CLEME2.0 Table 7: ERRANT edits of each reference set (both annotators together).
 TABLE7_EDITS = {"official-pt-m2": 5937, "e-minimal": 4500, "e-fluency": 8373, "ne-minimal": 4964, "ne-fluency": 11033}
 
@@ -40,11 +47,6 @@ def merged_lines(data_dir: str) -> list[int]:
     """0-based indices of the 34 lines SN-8GEC's experts merged (`annotations/merged_ids`, 1-based, as shipped)."""
     text = (Path(data_dir) / "SN-8GEC" / "annotations" / "merged_ids").read_text(encoding="utf-8")
     return [int(x) - 1 for x in text.split()]
-
-
-def lattice_gold(sources, references, max_unchanged_words: int = 0):
-    """`run.lattice_gold` (the switch `m2-gold=lattice`)."""
-    return bench.lattice_gold(sources, references, max_unchanged_words)
 
 
 def errant_gold(sources, references):
@@ -68,12 +70,12 @@ def fmt(values) -> str:
 
 
 def n_equal(values, published) -> int:
-    return sum(bench.same_3dp(p, v) for p, v in zip(published, values))
+    return sum(same_3dp(p, v) for p, v in zip(published, values))
 
 
 def sn8gec_m2(data_dir: str, cache) -> tuple[list[str], dict]:
     """Section 1: M² and SentM² on SN-8GEC under several gold M2 constructions and line sets."""
-    from gecscore.meta_eval import adapters, get_metric, load_dataset, meta_evaluate
+    from gecscore.meta_eval import get_metric, load_dataset, meta_evaluate
 
     skip = set(merged_lines(data_dir))
     lines = ["## 1. SN-8GEC M² (CLEME2.0 Table 1)", "",
@@ -83,8 +85,8 @@ def sn8gec_m2(data_dir: str, cache) -> tuple[list[str], dict]:
              "| reference set | metric | gold M2 / lines | values | = published | max \\|ΔF\\| vs 2016 |",
              "|---|---|---|---|---|---|"]
     record: dict = {}
-    for refs in ("official",) + bench.SN8:
-        published_scores = bench.sn8gec_published_m2(data_dir, refs)
+    for refs in ("official",) + SN8:
+        published_scores = sn8gec_published_m2(data_dir, refs)
         base = load_dataset("gjg15", data_dir, references=refs)
         values = correlations(published_scores, base)
         lines.append(f"| {refs} | M² | published 2016 scores (`sn8gec-published-m2`) | {fmt(values)} | "
@@ -112,9 +114,6 @@ def sn8gec_m2(data_dir: str, cache) -> tuple[list[str], dict]:
                     variant = replace(data, gold_m2=gold, reference_set=f"{data.reference_set}:{gold_name}")
                     if selected is not None:
                         variant = variant.select(selected)
-                    # The adapters' in-process memo keys a run on the references, not on the gold M2's content;
-                    # these probes change only the gold, so the memo must not answer for them.
-                    adapters._RUNS.clear()
                     result = meta_evaluate(get_metric(metric), variant, system_set="all", cache=cache)
                     values = correlations(result.metric_scores, data)
                     gap = max(abs(result.metric_scores[s] - published_scores[s]) for s in data.systems) \
@@ -154,11 +153,11 @@ def reference_edit_counts(data_dir: str, cache_dir: Path) -> tuple[list[str], di
         record[refs] = {"ours": ours, "errant-2.3.3": old}
         if refs == "official-pt-m2":
             differing = sum(1 for a, b in zip(legacy, cleme_file)
-                            if bench.m2_reference_edits(a) != bench.m2_reference_edits(b))
+                            if m2_reference_edits(a) != m2_reference_edits(b))
             record[refs]["sentences whose edits differ from conll14.errant"] = differing
         lines.append(f"| {refs} | {printed} | {ours} | {old} | {in_file if refs == 'official-pt-m2' else '—'} |")
     differing = record["official-pt-m2"]["sentences whose edits differ from conll14.errant"]
-    off = {who: max(abs(record[refs][who] - TABLE7_EDITS[refs]) for refs in bench.SN8)
+    off = {who: max(abs(record[refs][who] - TABLE7_EDITS[refs]) for refs in SN8)
            for who in ("ours", "errant-2.3.3")}
     lines += ["", "CLEME's shipped CoNLL-2014 M2 file has exactly Table 7's count; ours does not. ERRANT 2.3.3 (the "
               "version CLEME's README names; spaCy 2.3.9 with `en_core_web_sm` 2.2.5, as CLEME's spaCy 2.3 model is "
@@ -205,8 +204,8 @@ def seeda_cleme(data_dir: str, cache) -> tuple[list[str], dict]:
              "equal to the published ones (out of 4 per row, 32 per probe).", ""]
     record: dict = {}
     datasets: dict = {}
-    header = "| probe | " + " | ".join(bench.CLEME_T2_ROWS) + " | = (of 32) |"
-    lines += [header, "|" + "---|" * (len(bench.CLEME_T2_ROWS) + 2)]
+    header = "| probe | " + " | ".join(CLEME_T2) + " | = (of 32) |"
+    lines += [header, "|" + "---|" * (len(CLEME_T2) + 2)]
     for name, refs, sentences, system_set, aggregation, humans in probes:
         key = (refs, sentences)
         if key not in datasets:
@@ -214,8 +213,8 @@ def seeda_cleme(data_dir: str, cache) -> tuple[list[str], dict]:
                 load_dataset("seeda", data_dir, references=refs)
         data = datasets[key]
         cells, equal = [], 0
-        for label, published in bench.CLEME_T2_ROWS.items():
-            metric, options = bench.CLEME_VARIANTS[label]
+        for label, published in CLEME_T2.items():
+            metric, options = cleme_variants()[label]
             started = time.time()
             result = meta_evaluate(get_metric(metric, **options), data, system_set=system_set,
                                    aggregation=aggregation, cache=cache)
@@ -243,26 +242,26 @@ def seeda_cleme(data_dir: str, cache) -> tuple[list[str], dict]:
     )
     for name, scores_of in variants:
         cells, equal = [], 0
-        for label, published in bench.CLEME_T2_ROWS.items():
-            metric, options = bench.CLEME_VARIANTS[label]
+        for label, published in CLEME_T2.items():
+            metric, options = cleme_variants()[label]
             values = correlations(scores_of(label, metric, options), base, ("ts_sent", "ts_edit"), "base")
             equal += n_equal(values, published)
             cells.append(fmt(values))
             record[f"{name} {label}"] = values
         lines.append(f"| {name} | " + " | ".join(cells) + f" | {equal} |")
-    lines += ["", "Published: " + "; ".join(f"{k} {fmt(v)}" for k, v in bench.CLEME_T2_ROWS.items()), ""]
+    lines += ["", "Published: " + "; ".join(f"{k} {fmt(v)}" for k, v in CLEME_T2.items()), ""]
     return lines, record
 
 
 def seeda_legacy_scores(data_dir: str, cache) -> dict[str, dict[str, float]]:
     """Each CLEME row's Base system scores from ERRANT 2.3.3's M2 files of PT-M2's references and of the systems."""
-    ev = bench.Evaluator(data_dir, cache)
+    ev = Evaluator(data_dir, cache)
     out = {}
-    for label in bench.CLEME_T2_ROWS:
-        metric, options = bench.CLEME_VARIANTS[label]
-        row = bench.Row("", "", metric, "seeda", "official-pt-m2", "base", "default", "ts_sent", (None, None),
-                        options=options, label=label)
-        out[label] = bench.legacy_errant_scores(ev, row)
+    for label in CLEME_T2:
+        metric, options = cleme_variants()[label]
+        row = Row("", "", metric, "seeda", "official-pt-m2", "base", "default", "ts_sent", (None, None),
+                  options=options, label=label)
+        out[label] = legacy_errant_scores(ev, row)
     return out
 
 
@@ -274,8 +273,8 @@ def senterrant_conll(data_dir: str) -> tuple[list[str], dict]:
 
     folder = Path(data_dir) / "CoNLL-2014" / "CLEME" / "demo" / "examples"
     data = load_dataset("gjg15", data_dir, references="official-pt-m2")
-    refs = [bench.m2_reference_edits(b) for b in read_m2(folder / "conll14.errant")]
-    scores = {s: bench.sentence_errant_from_edits([bench._m2_file_edits(b, 0) for b in
+    refs = [m2_reference_edits(b) for b in read_m2(folder / "conll14.errant")]
+    scores = {s: sentence_errant_from_edits([m2_file_edits(b, 0) for b in
                                                   read_m2(folder / f"conll14-{s}.errant")], refs)
               for s in data.systems}
     published = (0.870, 0.742, 0.846, 0.747)
@@ -294,9 +293,9 @@ def senterrant_conll(data_dir: str) -> tuple[list[str], dict]:
         lines.append(f"| {name} | {fmt(values)} | {n_equal(values, published)}/4 |")
         record[name] = values
     # PT-M2's evaluate.py reads `<reference>.m2` for its ERRANT bases: the official CoNLL-2014 M2, not ERRANT edits.
-    official = [bench.m2_reference_edits(b)
+    official = [m2_reference_edits(b)
                 for b in read_m2(Path(data_dir) / "CoNLL-2014" / "PT-M2" / "data" / "reference.m2")]
-    scores = {s: bench.sentence_errant_from_edits([bench._m2_file_edits(b, 0) for b in
+    scores = {s: sentence_errant_from_edits([m2_file_edits(b, 0) for b in
                                                   read_m2(folder / f"conll14-{s}.errant")], official)
               for s in data.systems}
     values = []
@@ -349,7 +348,7 @@ def sn8gec_cleme_prf(data_dir: str, cache) -> tuple[list[str], dict]:
     from gecscore.meta_eval import load_dataset
     from gecscore.pt_m2.metric import score_m2
 
-    ev = bench.Evaluator(data_dir, cache)  # legacy_reference_m2 keeps ERRANT 2.3.3's M2 files beside the cache
+    ev = Evaluator(data_dir, cache)  # legacy_reference_m2 keeps ERRANT 2.3.3's M2 files beside the cache
     lines = ["## 5. SN-8GEC M² / SentM² with CLEME 2025's PRF aggregation", "",
              "Our M² lattice's per-sentence, per-reference (TP, FP, FN), aggregated as CLEME's 2025 code "
              "(`PRFEditScorer`) does: P, R, F rounded to 4 decimals; corpus: the reference with the greatest (F of "
@@ -358,14 +357,14 @@ def sn8gec_cleme_prf(data_dir: str, cache) -> tuple[list[str], dict]:
              "(`m2-gold=lattice`). Values: EW r / EW ρ / TS r / TS ρ.", "",
              "| reference set | metric | gold | values | = published |", "|---|---|---|---|---|"]
     record = {}
-    for refs in bench.SN8:
+    for refs in SN8:
         for metric, published in (("m2", M2_PUBLISHED[refs]), ("sentm2", SENTM2_PUBLISHED[refs])):
             starred = metric == "sentm2" and refs in ("e-minimal", "ne-minimal")
             data = load_dataset("gjg15", data_dir, references=refs, exclude_unchanged=starred)
-            row = bench.Row("", "", metric, "gjg15", refs, "all", "default", "ew_nusnlp", (None, None),
-                            exclude_unchanged=starred)
+            row = Row("", "", metric, "gjg15", refs, "all", "default", "ew_nusnlp", (None, None),
+                      exclude_unchanged=starred)
             golds = {"ERRANT 3.0.2": errant_gold(data.sources, data.references),
-                     "ERRANT 2.3.3": read_m2(bench.legacy_reference_m2(ev, row)),
+                     "ERRANT 2.3.3": read_m2(legacy_reference_m2(ev, row)),
                      "M² lattice": lattice_gold(data.sources, data.references)}
             for name, gold in golds.items():
                 scores = {}

@@ -1,0 +1,300 @@
+"""The switches: named, documented changes of a row's or listing's base protocol, and what else was tried.
+
+A switch counts for a cell only if its value equals the published one (results.md, "Switches"); `TRIED` holds the
+text that an unexplained cell links to. The evaluator is passed to each switch, so this module needs no import of it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Callable
+
+from external import cleme_m2_file_scores, lattice_gold, legacy_errant_scores, sn8gec_published_m2
+from listing_values import (TABLE12_ALPHA, alpha_grid, heuo_ablation, heuo_correlation, heuo_table,
+                            rank_difference)
+from published import Listing, Row, variants
+
+if TYPE_CHECKING:
+    from evaluator import Evaluator
+
+
+@dataclass(frozen=True)
+class Switch:
+    """A named change of a row's or listing's protocol: `compute(item, evaluator)` gives the row's two values (or
+    None), or one value per listing cell."""
+
+    name: str
+    description: str
+    compute: Callable[[Row | Listing, Evaluator], tuple[float | None, float | None] | list | None]
+
+
+def _row_variant(options: dict | None = None, **fields) -> Callable:
+    def compute(row: Row, ev: Evaluator) -> tuple[float | None, float | None] | None:
+        return ev.values(replace(row, options={**row.options, **(options or {})}, **fields))
+    return compute
+
+
+def _transposed(variant: Callable[[Row, Evaluator], tuple[float | None, float | None] | None]) -> Callable:
+    """A variant with the EW ρ and TS r cells exchanged: (EW r, TS r) for the EW row, (EW ρ, TS ρ) for TS."""
+    def compute(row: Row, ev: Evaluator) -> tuple[float | None, float | None] | None:
+        ew, ts = variant(replace(row, human="ew_nusnlp"), ev), variant(replace(row, human="ts_nusnlp"), ev)
+        if ew is None or ts is None:
+            return None
+        return (ew[0], ts[0]) if row.human == "ew_nusnlp" else (ew[1], ts[1])
+    return compute
+
+
+def _row_slip(label: str) -> Callable:
+    """The values of another row (the paper printed that row's pair here)."""
+    def compute(row: Row, ev: Evaluator) -> tuple[float | None, float | None] | None:
+        metric, options = variants()[label]
+        return ev.values(replace(row, metric=metric, options=options, label=label))
+    return compute
+
+
+def _cleme_errant_m2(row: Row, ev: Evaluator) -> tuple[float | None, float | None] | None:
+    return ev.external("cleme-errant-m2", row, lambda: cleme_m2_file_scores(ev.data_dir, row))
+
+
+def _legacy_errant(row: Row, ev: Evaluator) -> tuple[float | None, float | None] | None:
+    return ev.external("errant-2.3.3", row, lambda: legacy_errant_scores(ev, row))
+
+
+def _seeda_lm_critic_as_pie(row: Row, ev: Evaluator) -> tuple[float | None, float | None] | None:
+    if row.dataset != "seeda" or row.aggregation != "default":
+        raise ValueError(f"{SEEDA_LM_CRITIC} applies to SEEDA rows with per-system scores (default aggregation)")
+
+    def scores() -> dict[str, float]:
+        out = dict(ev.result(row).metric_scores)
+        out["LM-Critic"] = out["PIE"]
+        return out
+
+    return ev.external(SEEDA_LM_CRITIC, row, scores)
+
+
+def _sn8gec_published(row: Row, ev: Evaluator) -> tuple[float | None, float | None] | None:
+    return ev.external("sn8gec-published-m2", row, lambda: sn8gec_published_m2(ev.data_dir, row.references or ""))
+
+
+def _lattice_gold_switch(row: Row, ev: Evaluator) -> tuple[float | None, float | None] | None:
+    def scores() -> dict[str, float]:
+        from gecscore.meta_eval import get_metric, meta_evaluate
+
+        data = ev.dataset(row)
+        variant = replace(data, gold_m2=lattice_gold(data.sources, data.references),
+                          reference_set=f"{data.reference_set}:lattice-gold")
+        return meta_evaluate(get_metric(row.metric, **row.options), variant, system_set=row.system_set,
+                             aggregation=row.aggregation, cache=ev.cache).metric_scores
+
+    return ev.external("m2-gold=lattice", row, scores)
+
+
+SEEDA_LM_CRITIC = "seeda-lm-critic=pie"
+
+SWITCHES: dict[str, Switch] = {s.name: s for s in (
+    Switch("cleme-errant-m2",
+           "Edits from the ERRANT M2 files CLEME ships for CoNLL-2014 (`CoNLL-2014/CLEME/demo/examples/conll14.errant` "
+           "for the references, `conll14-<SYS>.errant` for the 13 systems; made by an older errant/spaCy than ours) "
+           "instead of our errant 3.0.2 extraction, scored by our own code: `gecscore.common.errant_scoring` for "
+           "ERRANT (corpus F0.5 of the greedily accumulated counts), PT-M2's `errant_score.py` rules for SentERRANT "
+           "(`sentence_errant_from_edits`), `gecscore.cleme2.metric.cleme_score(hyp_m2=, ref_m2=)` for CLEME.",
+           _cleme_errant_m2),
+    Switch("errant-2.3.3",
+           "GJG15 rows (SN-8GEC and CoNLL-2014 reference sets): reference edits made by ERRANT 2.3.3, the version "
+           "CLEME states it used, in its own spaCy 2 environment (`legacy_errant.py`: spaCy 2.3.9, `en_core_web_sm` "
+           "2.2.5, ERRANT's `errant_parallel`; on CoNLL-2014 from PT-M2's references), and the 13 systems' edits "
+           "from CLEME's `conll14-<SYS>.errant`, scored as in `cleme-errant-m2`, instead of our errant 3.0.2 edits "
+           "of both. The model CLEME used (spaCy 2.3's `en_core_web_sm`) is not on PyPI: on "
+           "CoNLL-2014 this setup gives CLEME's 5937 reference edits with 11 of 1312 sentences' spans differing.",
+           _legacy_errant),
+    Switch("errant-2.3.3+refs=official-pt-m2",
+           "SEEDA rows: `errant-2.3.3` with PT-M2's references (`refs=official-pt-m2`, the references of CLEME's "
+           "CoNLL-2014 `conll14.errant`); ERRANT 2.3.3 extracts the systems' edits as well, as no M2 files of the "
+           "SEEDA systems ship.",
+           lambda row, ev: _legacy_errant(replace(row, references="official-pt-m2"), ev)),
+    Switch("errant-2.3.3+transposed",
+           "`errant-2.3.3`, with the printed EW ρ and TS r cells exchanged (EW ρ printed = our TS r, TS r printed = "
+           "our EW ρ), the exchange `cleme-release-2025+transposed` shows in the same table.",
+           _transposed(_legacy_errant)),
+    Switch("cleme-release-2025",
+           "CLEME's 2025 code generation (`release=2025`: sentence key [F, P, R, Acc], no 4-decimal rounding of the "
+           "sentence mean) instead of the 2023 release that every other SentCLEME cell matches.",
+           _row_variant({"release": "2025"})),
+    Switch("cleme-release-2025+transposed",
+           "`cleme-release-2025`, with the printed EW ρ and TS r cells exchanged (EW ρ printed = our TS r, TS r "
+           "printed = our EW ρ).",
+           _transposed(_row_variant({"release": "2025"}))),
+    Switch("row-slip:CLEME2.0-dep",
+           "The values of the CLEME2.0-dep row (same reference set and human score): the pair printed in this row "
+           "is that row's pair.",
+           _row_slip("CLEME2.0-dep")),
+    Switch("sn8gec-published-m2",
+           "System scores from `SN-8GEC/metric_scores` (Sakaguchi et al. 2016's own M² F0.5 of the 12 CoNLL-14 "
+           "systems + source, per reference set; BN15 = BN-10GEC; the 34 merged lines skipped) instead of our M² "
+           "against an ERRANT-built gold M2, correlated with the same human scores.",
+           _sn8gec_published),
+    Switch("m2-gold=lattice",
+           "M² / SentM² against a gold M2 whose edits are, for each reference, the M² lattice's shortest path from "
+           "the source without gold guidance (max_unchanged_words=0; `lattice_gold`) — what CLEME's `MaxMatch` does "
+           "with a reference that comes without edits — instead of the ERRANT-built gold.",
+           _lattice_gold_switch),
+    Switch("cleme-fn=published",
+           "SentCLEME-ind with CLEME's published sentence-level FN sigmoid (α=10, [1, 1]: every FN chunk weighs 1) "
+           "instead of the α=2 [0.75, 1.25] FN sigmoid of UOT-ERRANT's CLEME runs.",
+           _row_variant(metric="cleme", options={"assumption": "independent", "level": "sentence"}, label="")),
+    Switch("empty-prediction=source",
+           "An empty system sentence scored as its unchanged source (`robust_predictions`, the registry's "
+           "`robust=True` rule) instead of as the deletion of every source token. On SEEDA this changes one "
+           "sentence: REF-F's line 21 (+Fluency).",
+           _row_variant({"robust": True})),
+    Switch(SEEDA_LM_CRITIC,
+           "SEEDA's LM-Critic output as tmu-nlp/SEEDA shipped it before commit 082e663 (2024-12-14): "
+           "`outputs/subset/LM-Critic.txt` was then a byte copy of `PIE.txt` (git blob 5fa7b54 for both at 4663ab6, "
+           "5330d68 for both at 870b1b9; 5330d68 is today's `PIE.txt`, which `test_meta_cells` checks). LM-Critic "
+           "is scored with PIE's output: system scores of these rows depend on a system's own output only, so its "
+           "score is PIE's.",
+           _seeda_lm_critic_as_pie),
+    Switch("refs=official-pt-m2",
+           "PT-M2's/CLEME's raw CoNLL-2014 references (REF1 = annotator 0's correction in the 88 collapsed "
+           "sentences, 22 of them in the SEEDA subset) instead of gec-metrics' (REF1 = source there).",
+           _row_variant(references="official-pt-m2")),
+    Switch("refs=official",
+           "gec-metrics' raw CoNLL-2014 references (REF1 = source in the 88 collapsed sentences) instead of PT-M2's.",
+           _row_variant(references="official")),
+    Switch("rank-diff=ts",
+           "PT-M2 Table 6 Δ against the TrueSkill ranking (ts_nusnlp) instead of the Expected Wins ranking.",
+           rank_difference(("ts",))),
+    Switch("rank-diff=nearer-human",
+           "PT-M2 Table 6 Δ with each system's rank difference taken to the nearer of its two human ranks "
+           "(min over EW and TS, `rank_differences`), summed over the 13 ranks.",
+           rank_difference(("ew", "ts"))),
+    Switch("indicator=x",
+           "CLEME2.0 Table 5: the Wrong / Under / Over scores x themselves correlated, instead of 1 − x (the paper "
+           "says it reports 1 − x).",
+           heuo_correlation(lambda name: False)),
+    Switch("alpha=0.50/0.40/0.05/0.05",
+           "CLEME2.0 Tables 12 and 5: trade-off factors α = (0.50, 0.40, 0.05, 0.05) for both levels (reference "
+           "choice and Score) instead of the paper's stated (0.45, 0.35, 0.15, 0.05) corpus / (0.35, 0.25, 0.20, "
+           "0.20) sentence factors. Found by scoring every α of the 0.05 grid against the printed Score rows.",
+           heuo_table(TABLE12_ALPHA)),
+    Switch("alpha=0.50/0.40/0.05/0.05+cleme-errant-m2",
+           "`alpha=0.50/0.40/0.05/0.05` with the chunk counts made from the ERRANT M2 files CLEME ships for "
+           "CoNLL-2014 (the edits of switch `cleme-errant-m2`: `conll14.errant`, `conll14-<SYS>.errant`) instead of "
+           "our errant 3.0.2 edits of PT-M2's references (`gecscore.meta_eval.heuo.reference_counts_m2`).",
+           heuo_table(TABLE12_ALPHA, edits="m2")),
+    Switch("alpha=one-hot+cleme-errant-m2",
+           "CLEME2.0 Table 5 as the ablation §5.2 describes: each row's indicator alone, i.e. α = (1, 0, 0, 0) for "
+           "Hit, (0, 1, 0, 0) Wrong, (0, 0, 1, 0) Under, (0, 0, 0, 1) Over, so CLEME's reference choice follows that "
+           "indicator; chunk counts from CLEME's CoNLL-2014 ERRANT M2 files (`heuo.reference_counts_m2`), 1 − x for "
+           "Wrong / Under / Over; the Avg. is the mean of the four cells as printed (3 decimals, rounded half up).",
+           heuo_ablation),
+    Switch("alpha=0.50/0.40/0.05/0.05+1-x",
+           "`alpha=0.50/0.40/0.05/0.05` for CLEME2.0 Table 5 (1 − x for Wrong / Under / Over, as the base).",
+           heuo_correlation(lambda name: name != "hit", TABLE12_ALPHA)),
+    Switch("alpha-grid=with-zeros",
+           "CLEME2.0 Table 11: the 1771 α of the 0.05 grid with α_i ≥ 0 (`nonnegative_grid`) instead of the 969 "
+           "with 0 < α_i < 1 (the paper's constraint on α).",
+           alpha_grid(positive=False)),
+    Switch("aggregation=trueskill",
+           "TrueSkill aggregation of the sentence scores (gec-metrics' `run_trueskill`) instead of the metric's "
+           "corpus score.",
+           _row_variant(aggregation="trueskill")),
+)}
+
+# What was tried for unequal cells that no switch reproduces (shown after the switches' own values). Each entry says
+# what was computed, never what the cause is.
+TRIED = {
+    "errant-conll": (
+        "our errant 3.0.2 + spaCy 3.8 `en_core_web_sm` 3.8.0 edits on PT-M2's raw references (shown) and CLEME's "
+        "ERRANT M2 files (switch `cleme-errant-m2`, value above), and ERRANT 2.3.3's edits of PT-M2's references "
+        "with the files' system edits (switch `errant-2.3.3`, which gives all four cells). Our reference edits "
+        "number 5956, the file's (and CLEME2.0 Table 7's) 5937 (probes.md §2)."
+    ),
+    "senterrant-conll": (
+        "PT-M2 `errant_score.py` sentence rules (best reference by F, then TP, then fewer proposed + β²·gold; "
+        "P, R = "
+        "1 on empty denominators) on our edits (shown) and on CLEME's ERRANT M2 files (switch value above); "
+        "gec-metrics' sentence F on the M2 files (same values); ERRANT 2.3.3's edits of PT-M2's references with "
+        "the M2 files' system edits (switch `errant-2.3.3`, value above; it gives EW r .870); the M2-file system "
+        "scores rounded to 4, 3 or 2 "
+        "decimals before correlating (probes.md §4: at most 1 of the 4 cells, EW r at 3 decimals); the M2 files' "
+        "system edits against the official CoNLL-2014 M2 (what PT-M2's `evaluate.py` reads as `<reference>.m2`; "
+        "probes.md §4)."
+    ),
+    "errant-sn8": (
+        "our errant 3.0.2 edits (shown) and ERRANT 2.3.3's (switch `errant-2.3.3`, value above). CLEME2.0's "
+        "reference edits are neither: Table 7 counts 4500 / 8373 / 4964 / 11033 ERRANT edits for E-Minimal / "
+        "E-Fluency / NE-Minimal / NE-Fluency; errant 3.0.2 gives 4502 / 8384 / 4969 / 10963, ERRANT 2.3.3 with the "
+        "nearest spaCy 2 model on PyPI 4505 / 8377 / 4959 / 11038 (probes.md §2). Their SN-8GEC M2 files are not "
+        "published, and the spaCy 2.3 model CLEME used is not on PyPI."
+    ),
+    "senterrant-copy": (
+        "the printed pair .732/.764 is identical to the printed SentM² E-Fluency TS pair, and the EW pair of this row "
+        "equals ours; but our SentM² E-Fluency TS is .841/.863, so a copy slip cannot be reproduced from our values."
+    ),
+    "m2-sn8": (
+        "gold M2 built with ERRANT, one annotator per reference (shown); gold from the M² lattice (switch "
+        "`m2-gold=lattice`) and Sakaguchi et al.'s published scores (switch `sn8gec-published-m2`), values above; "
+        "with annotator A only or B only (E-Minimal); each gold on all 1312 lines and without the 34 merged lines "
+        "(probes.md §1); ERRANT 3.0.2, ERRANT 2.3.3 and lattice golds with CLEME 2025's PRF aggregation (4-decimal "
+        "rounding, its tie-breaks; probes.md §5). None of these reproduces an E-Minimal, E-Fluency or NE-Minimal M² "
+        "cell."
+    ),
+    "m2-bn10gec": (
+        "BN-10GEC is not on disk, so there is no base value; Sakaguchi et al.'s published BN15 M² scores (switch "
+        "value above) give the printed ρ but not r."
+    ),
+    "sentm2-sn8": (
+        "gold M2 built with ERRANT, one annotator per reference (shown), and from the M² lattice (switch "
+        "`m2-gold=lattice`, value above; probes.md §1); ERRANT 3.0.2, ERRANT 2.3.3 and lattice golds with CLEME "
+        "2025's PRF aggregation (4-decimal rounding, best reference by F, P, R, accuracy; probes.md §5)."
+    ),
+    "cleme-conll": (
+        "our errant 3.0.2 edits (shown) and CLEME's ERRANT M2 files (switch value above)."
+    ),
+    "cleme-sn8": (
+        "our errant 3.0.2 edits (shown) and ERRANT 2.3.3's (switch `errant-2.3.3`, value above). CLEME2.0's "
+        "reference edits are neither (edit counts against its Table 7: see errant-sn8 and probes.md §2), and its "
+        "SN-8GEC M2 files are not published."
+    ),
+    "seeda-classic": (
+        "gec-metrics references (shown) and PT-M2's (switch value above) on the 391-sentence subset, Base, default "
+        "aggregation; ERRANT 2.3.3's edits of PT-M2's references and of the systems (switch "
+        "`errant-2.3.3+refs=official-pt-m2`, value above: it gives the printed ERRANT ρ, not r); the SEEDA README's "
+        "full-test-set system scores correlated on Base (M² .639/.510, .740/.769; ERRANT .542/.329, .675/.629; "
+        "SentERRANT .782/.720, .858/.923) and on +Fluency, +INPUT, all (further off)."
+    ),
+    "seeda-cleme": (
+        "PT-M2 references (shown), gec-metrics' references and TrueSkill aggregation (switch values above). Before "
+        "`seeda-lm-critic=pie` was found, probes.md §3 tried for all 8 rows: Expected Wins human scores, "
+        "expected_wins aggregation, system sets +INPUT / +Fluency / all, the full 1312-sentence test set, SN-8GEC "
+        "E-Minimal (annotator B) and NE-Minimal references, unchanged references excluded, CLEME's 2025 code, "
+        "ERRANT 2.3.3's edits of the references and the systems: none reproduces a cell the base does not."
+    ),
+    "heuo-table": (
+        "per-sentence CLEME chunk counts from our errant 3.0.2 edits on PT-M2's references, reference choice and "
+        "Score under the paper's stated α (shown) and under α = (0.50, 0.40, 0.05, 0.05) (switch value above). For "
+        "the three Score rows every α of the 0.05 grid with α_i ≥ 0 (1771 points, `nonnegative_grid`) was scored: "
+        "(0.50, 0.40, 0.05, 0.05) gives 11 of 13 printed CLEME2.0-dep cells and 13 of 13 for each sentence row, "
+        "no other α more than 4. With CLEME's ERRANT M2 files and that α (second switch, value above) 439 of the "
+        "442 cells are equal; left: CLEME2.0-dep Score IITB .4316 (printed .431) and RAC .449 (printed .505, which "
+        "is also RAC's printed Over value), CLEME2.0-ind Under CUUI .5125 (printed .513). The IITB and CUUI "
+        "values cannot both come from one rounding rule (truncation gives .431 and .512, rounding half up .432 "
+        "and .513)."
+    ),
+    "heuo-correlation": (
+        "CLEME2.0-dep indicators correlated with Chollampatt & Ng's EW / TS: 1 − x for Wrong / Under / Over under "
+        "the paper's α (shown), x itself (switch `indicator=x`), 1 − x under the Table 12 α (0.50, 0.40, 0.05, "
+        "0.05), and the one-hot ablation (switch `alpha=one-hot+cleme-errant-m2`: all 32 printed correlations, 7 of "
+        "the 8 Avg.); switch values above. The printed corpus Over Avg. (.253) is not the mean of its row's four "
+        "printed cells (.184, which the ablation gives); every other printed Avg. is the mean of its row's printed "
+        "cells. Before the ablation was found, a shared α for all rows was tried: every α of the 0.05 grid with "
+        "α_i ≥ 0 (`heuo.indicator_grid`), with our and CLEME's M2-file counts, both assumptions, GJG15 Table 3's "
+        "human scores and the 12 systems without INPUT; none reproduces a level."
+    ),
+    "alpha-grid": (
+        "the 969 α of the 0.05 grid with 0 < α_i < 1 (shown) and the 1771 α with α_i ≥ 0 (switch value above), "
+        "each with CLEME2.0's reference choice made per α (`gecscore.meta_eval.heuo.com_grid`); both again with "
+        "the counts from CLEME's ERRANT M2 files (0 and 17 of the 20 cells)."
+    ),
+}
