@@ -24,13 +24,13 @@ warned about here: the registry emits one warning); `robust=True` scores the for
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any, Callable, ClassVar, Literal, Mapping, Sequence
 
 import numpy as np
 
-from gecscore.cleme2.chunks import ASSUMPTIONS, FN, FP_NE, FP_UN, TN, TP, Chunk, Sample, label_chunks, \
+from gecscore.cleme2.chunks import FN, FP_NE, FP_UN, TN, TP, Chunk, Sample, label_chunks, \
     partition_sample, samples_from_m2, samples_from_text
 from gecscore.cleme2.weights import LLMRater, Weights, check_causal_lm, llm_weights, noise_pairs, \
     similarity_weights, uniform_noise_weights
@@ -47,8 +47,7 @@ from gecscore.common.signature import make_signature
 from gecscore.common.statistics import Statistics
 from gecscore.common.validation import check_references, check_texts
 
-VARIANTS: tuple[str, ...] = ("cleme2", "cleme")
-WEIGHTINGS: tuple[str, ...] = ("similarity", "none", "llm", "length")
+_DEFAULTS = SPEC.defaults
 DEFAULT_WEIGHTING = {"cleme2": "similarity", "cleme": "length"}
 DEFAULT_SIMILARITY_MODEL = "bert-base-uncased"
 _COUNT_NAMES = {"tp": "TP", "fp": "FP", "fp_ne": "FP_ne", "fp_un": "FP_un", "fn": "FN", "tn": "TN"}
@@ -58,32 +57,26 @@ _HEUO_NAMES = {"com": "score", "hit": "hit", "err": "err", "und": "und", "ove": 
 
 @dataclass(frozen=True)
 class ClemeConfig:
-    """Every setting that changes a CLEME / CLEME2.0 score (None = the variant's or level's default)."""
+    """Every setting that changes a CLEME / CLEME2.0 score (None = the variant's or level's default): the options
+    of kind `setting` in `SPEC`, with their defaults, each checked by its option (type, choices, range); this class
+    adds only the rules between options and the defaults that depend on other options."""
 
-    variant: str = "cleme2"
-    level: str = "corpus"
-    assumption: str = "dependent"
-    weighting: str | None = None
-    alpha: tuple[float, float, float, float] | None = None
-    beta: float = 0.5
-    release: str = "2023"
-    model: str | None = None
-    layer: int | None = None
-    tokenize: bool = False
-    robust: bool = False
+    variant: str = _DEFAULTS["variant"]
+    level: str = _DEFAULTS["level"]
+    assumption: str = _DEFAULTS["assumption"]
+    weighting: str | None = _DEFAULTS["weighting"]
+    alpha: tuple[float, float, float, float] | None = _DEFAULTS["alpha"]
+    beta: float = _DEFAULTS["beta"]
+    release: str = _DEFAULTS["release"]
+    model: str | None = _DEFAULTS["model"]
+    layer: int | None = _DEFAULTS["layer"]
+    tokenize: bool = _DEFAULTS["tokenize"]
+    robust: bool = _DEFAULTS["robust"]
 
     def __post_init__(self) -> None:
-        for name in ("tokenize", "robust"):
-            if not isinstance(getattr(self, name), bool):
-                raise TypeError(f"`{name}` must be True or False, got {getattr(self, name)!r}")
-        for name, value, allowed in (("variant", self.variant, VARIANTS), ("level", self.level, LEVELS),
-                                     ("assumption", self.assumption, ASSUMPTIONS),
-                                     ("release", self.release, RELEASES)):
-            if value not in allowed:
-                raise ValueError(f"`{name}` must be one of {allowed}, got {value!r}")
+        for setting in fields(self):
+            SPEC.option(setting.name).check(getattr(self, setting.name))
         weighting = self.weighting or DEFAULT_WEIGHTING[self.variant]
-        if weighting not in WEIGHTINGS:
-            raise ValueError(f"`weighting` must be one of {WEIGHTINGS}, got {weighting!r}")
         object.__setattr__(self, "weighting", weighting)
         default_alpha = ALPHA_CORPUS if self.level == "corpus" else ALPHA_SENTENCE
         object.__setattr__(self, "alpha", check_alpha(self.alpha if self.alpha is not None else default_alpha))
@@ -100,9 +93,6 @@ class ClemeConfig:
             object.__setattr__(self, "model", DEFAULT_SIMILARITY_MODEL)
         if weighting == "llm" and not self.model:
             raise ValueError("weighting='llm' needs `model`: a Hugging Face causal LM id or local path")
-        if self.layer is not None and (not isinstance(self.layer, int) or isinstance(self.layer, bool)
-                                       or self.layer < 0):
-            raise ValueError(f"`layer` must be a layer number >= 0, got {self.layer!r}")
 
     @property
     def scorer(self) -> HEUO | ChunkPRF:
@@ -411,9 +401,7 @@ def corpus_statistic(config: ClemeConfig, per_ref: Sequence[Sequence[ChunkCounts
 # Scoring: sufficient statistics, CLEME v1 and CLEME2.0
 
 Level = Literal["corpus", "sentence"]
-LEVELS: tuple[str, ...] = ("corpus", "sentence")
 Release = Literal["2023", "2025"]
-RELEASES: tuple[str, ...] = ("2023", "2025")
 ALPHA_CORPUS = (0.45, 0.35, 0.15, 0.05)
 ALPHA_SENTENCE = (0.35, 0.25, 0.20, 0.20)
 
@@ -695,8 +683,7 @@ class ChunkPRF(_Levels):
     def __post_init__(self) -> None:
         if not isinstance(self.beta, (int, float)) or isinstance(self.beta, bool) or not self.beta > 0:
             raise ValueError(f"`beta` must be a number > 0, got {self.beta!r}")
-        if self.release not in RELEASES:
-            raise ValueError(f"`release` must be one of {RELEASES}, got {self.release!r}")
+        SPEC.option("release").check(self.release)
 
     def indicators(self, c: ChunkCounts) -> dict[str, float]:
         """`f`, `p`, `r`, `acc` of counts `c` (P = 1 if tp + fp == 0, R = 1 if tp + fn == 0, F = 0 if P + R == 0)."""
