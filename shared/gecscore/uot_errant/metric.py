@@ -11,7 +11,7 @@ beyond `max_length`) gets an exactly zero vector, as in the reference implementa
 from __future__ import annotations
 
 import warnings
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import TYPE_CHECKING, Any, ClassVar, Mapping, Sequence
 
 import numpy as np
@@ -30,8 +30,7 @@ from gecscore.common.statistics import Statistics
 from gecscore.common.errant_scoring import PRF, Counts, FScore, total, typed_edit_counts
 from gecscore.common.signature import make_signature
 from gecscore.uot_errant.transport import (
-    COST_MODES, MASS_MODES, VECTORIZE_MODES, Transport, check_mode, edit_masses, edit_vectors, transport,
-    typed_transport_counts, variant_texts,
+    Transport, edit_masses, edit_vectors, transport, typed_transport_counts, variant_texts,
 )
 from gecscore.common.validation import check_references, check_texts
 
@@ -42,7 +41,6 @@ if TYPE_CHECKING:
 
 _DEFAULTS = SPEC.defaults
 DEFAULT_MODEL: str = _DEFAULTS["model"]
-VARIANTS = SPEC.variants
 
 
 class DegenerateTransportWarning(DegenerateOutputWarning):
@@ -54,7 +52,9 @@ class DegenerateTransportWarning(DegenerateOutputWarning):
 
 @dataclass(frozen=True)
 class UOTConfig:
-    """Every setting of UOT-ERRANT; the defaults are the reference implementation's."""
+    """Every setting of UOT-ERRANT: the options of kind `setting` in `SPEC`, with their defaults (the reference
+    implementation's), each checked by its option (type, choices, range); this class adds only the rule between
+    options."""
 
     model: str = DEFAULT_MODEL
     beta: float = _DEFAULTS["beta"]
@@ -75,31 +75,13 @@ class UOTConfig:
     filter_types: tuple[str, ...] = _DEFAULTS["filter_types"]
 
     def __post_init__(self) -> None:
-        check_mode("variant", self.variant, VARIANTS)
-        for name in ("convention", "evaluation", "edit_size"):
-            check_mode(name, getattr(self, name), SPEC.option(name).choices)
+        for setting in fields(self):
+            object.__setattr__(self, setting.name, SPEC.option(setting.name).check(getattr(self, setting.name)))
         if self.convention != "errant_compare":
             changed = [n for n in ("evaluation", "edit_size", "filter_types") if getattr(self, n) != _DEFAULTS[n]]
             if changed:
                 raise ValueError(f"`{changed[0]}` is errant_compare's option: it needs variant='errant' and "
                                  "convention='errant_compare'")
-        check_mode("cost", self.cost, COST_MODES)
-        check_mode("mass", self.mass, MASS_MODES)
-        check_mode("vectorize", self.vectorize, VECTORIZE_MODES)
-        for name in ("reg", "reg_m"):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
-                raise ValueError(f"`{name}` must be a number > 0, got {value!r}")
-        for name in ("max_length", "batch_size"):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise ValueError(f"`{name}` must be an integer >= 1, got {value!r}")
-        if not isinstance(self.model, str) or not self.model:
-            raise ValueError(f"`model` must be a model id or path, got {self.model!r}")
-        for name in ("robust", "tokenize"):
-            if not isinstance(getattr(self, name), bool):
-                raise TypeError(f"`{name}` must be True or False, got {getattr(self, name)!r}")
-        FScore(self.beta)  # validates beta
 
     @property
     def rule(self) -> FScore:
