@@ -559,9 +559,8 @@ def corpus_statistic(result: PTResult, variant: str, beta: float) -> CorpusStati
     candidates = [[c.counts for c in s.candidates] for s in result.sentences]
     if variant == "m2":
         return m2_greedy(candidates, beta)
-    if variant == "errant":
-        # (TP, TP+FP, TP+FN) back to (TP, FP, FN): exact, the subtraction undoes an addition of the same numbers.
-        return errant_greedy([[ErrantCounts(c, p - c, g - c) for c, p, g in refs] for refs in candidates],
+    if variant == "errant":  # the per-type counts summed, as `pt_result` sums them
+        return errant_greedy([[total(c.types.values()) for c in s.candidates] for s in result.sentences],
                              FScore(beta, "errant"))
     return SentenceMean([s.f for s in result.sentences])
 
