@@ -206,11 +206,18 @@ def gold_references(gold: Sequence[M2Sentence], references: Sequence[Sequence[st
 
 
 def score_m2(sources: Sequence[str], hypotheses: Sequence[str], gold: Sequence[M2Sentence], *,
-             variant: Variant = "sentm2", similarity: Similarity | None = None,
-             reference_texts: Sequence[Mapping[int, str]] | None = None, beta: float = 0.5,
-             max_unchanged_words: int = 2, robust: bool = False, progress: bool = False,
-             max_tokens: int | None = None) -> PTResult:
-    """PT-M² (`sentm2`: mean sentence F_β, `m2`: corpus F_β) of whitespace-tokenised hypotheses.
+             variant: Variant = "sentm2", beta: float = 0.5, **options: Any) -> PTResult:
+    """PT-M² (`sentm2`: mean sentence F_β, `m2`: corpus F_β) of whitespace-tokenised hypotheses: `pt_result` of
+    their `m2_candidates` (`options`: its keywords)."""
+    return pt_result(variant, beta, *m2_candidates(sources, hypotheses, gold, variant=variant, **options))
+
+
+def m2_candidates(sources: Sequence[str], hypotheses: Sequence[str], gold: Sequence[M2Sentence], *,
+                  variant: Variant = "sentm2", similarity: Similarity | None = None,
+                  reference_texts: Sequence[Mapping[int, str]] | None = None, max_unchanged_words: int = 2,
+                  robust: bool = False, progress: bool = False, max_tokens: int | None = None
+                  ) -> tuple[list[list[Candidate]], list[dict[str, Any]]]:
+    """Every sentence's candidates (one per gold annotator, with weighted counts) and the degenerate records.
 
     `reference_texts[i][annotator]` is the text edits are weighed against (default: `gold_references`).
     `robust=True` counts each system edit as matching at most one gold edit and weighs a matched gold edit as the
@@ -271,7 +278,7 @@ def score_m2(sources: Sequence[str], hypotheses: Sequence[str], gold: Sequence[M
                 typed_m2_counts(a.typed_counts(types[a.annotator], w, robust=robust)),
             ))
         sentences.append(candidates)
-    return pt_result(variant, beta, sentences, merge(degenerate))
+    return sentences, merge(degenerate)
 
 
 def pt_result(variant: str, beta: float, candidates: Sequence[Sequence[Candidate]],
@@ -326,11 +333,19 @@ def weighted_errant_counts(hyp_edits: Sequence[Edit], ref_edits: Sequence[Edit],
 
 
 def score_errant(sources: Sequence[str], hypotheses: Sequence[str], references: Sequence[Sequence[str]], *,
-                 extractor: EditExtractor, variant: Variant = "senterrant", similarity: Similarity | None = None,
-                 beta: float = 0.5, progress: bool = False, max_tokens: int | None = None) -> PTResult:
-    """PT-ERRANT (`errant`: greedy corpus F_β, `senterrant`: mean sentence F_β); references per sentence.
+                 variant: Variant = "senterrant", beta: float = 0.5, **options: Any) -> PTResult:
+    """PT-ERRANT (`errant`: greedy corpus F_β, `senterrant`: mean sentence F_β); references per sentence:
+    `pt_result` of their `errant_candidates` (`options`: its keywords).
 
     Each sentence's `chosen` reference is the greedy corpus choice (`errant`) or its own best (`senterrant`)."""
+    return pt_result(variant, beta, *errant_candidates(sources, hypotheses, references, variant=variant, **options))
+
+
+def errant_candidates(sources: Sequence[str], hypotheses: Sequence[str], references: Sequence[Sequence[str]], *,
+                      extractor: EditExtractor, variant: Variant = "senterrant", similarity: Similarity | None = None,
+                      progress: bool = False, max_tokens: int | None = None
+                      ) -> tuple[list[list[Candidate]], list[dict[str, Any]]]:
+    """Every sentence's candidates (one per reference, with weighted ERRANT counts) and the degenerate records."""
     if variant not in ("errant", "senterrant"):
         raise ValueError(f"`variant` must be 'errant' or 'senterrant' here, got {variant!r}")
     if not (len(sources) == len(hypotheses) == len(references)):
@@ -374,7 +389,7 @@ def score_errant(sources: Sequence[str], hypotheses: Sequence[str], references: 
                 types,
             ))
         candidates.append(cands)
-    return pt_result(variant, beta, candidates, merge(degenerate))
+    return candidates, merge(degenerate)
 
 
 def _as_sys(edit: Edit) -> SysEdit:
@@ -493,23 +508,24 @@ def _statistics(sources: Sequence[str], predictions: Sequence[str], references: 
         from gecscore.common.edit_impact import BERTScoreSimilarity
 
         similarity = BERTScoreSimilarity(opts["model"], layer=opts["layer"], device=opts["device"])
-    common = dict(variant=variant, similarity=similarity, beta=beta, progress=progress, max_tokens=opts["max_tokens"])
+    common = dict(variant=variant, similarity=similarity, progress=progress, max_tokens=opts["max_tokens"])
     if variant in ("m2", "sentm2"):
         if gold is not None:
             texts = gold_references(gold, refs if given else None)
         else:
             gold, texts = gold_from_references(sources, refs, progress=progress)
-        result = score_m2(sources, predictions, gold, reference_texts=texts,
-                          max_unchanged_words=opts["max_unchanged_words"], robust=opts["robust"], **common)
+        candidates, degenerate = m2_candidates(sources, predictions, gold, reference_texts=texts,
+                                               max_unchanged_words=opts["max_unchanged_words"],
+                                               robust=opts["robust"], **common)
     else:
         if not given:
             refs = m2_references(gold)
-        result = score_errant(sources, predictions, refs, extractor=default_extractor(), **common)
+        candidates, degenerate = errant_candidates(sources, predictions, refs, extractor=default_extractor(), **common)
     settings = {**opts, "gold_m2": None}  # the M2 itself is in the candidates; its kind is in the signature
-    return PTStatistics(settings=settings, degenerate=result.degenerate,
+    return PTStatistics(settings=settings, degenerate=tuple(degenerate),
                         signature=signature(variant, scorer, similarity, beta, opts["max_unchanged_words"],
                                             "m2" if gold_m2 is not None else "references", opts["robust"]),
-                        candidates=tuple(s.candidates for s in result.sentences))
+                        candidates=tuple(tuple(cands) for cands in candidates))
 
 
 def score(stats: PTStatistics) -> MetricResult:
