@@ -270,6 +270,11 @@ def score(stats: ClemeStatistics) -> MetricResult:
     """The result of one system's statistics: the reference of every sentence (the greedy corpus choice at corpus
     level, each sentence's best at sentence level), the score and its indicators, the counts of the chosen
     references, the sentence records and the corpus rule as a resamplable statistic."""
+    return _scored(stats)[0]
+
+
+def _scored(stats: ClemeStatistics) -> tuple[MetricResult, list[list[dict[str, Any]]]]:
+    """`score`'s result and every sentence's entries against each of its references (its records' `per_ref`)."""
     config = config_of(stats.settings)
     scorer = config.scorer
     weighted = [s.weighted for s in stats.counts]
@@ -284,22 +289,18 @@ def score(stats: ClemeStatistics) -> MetricResult:
     sentences = [sentence_entry(config, ids, s.weighted, s.unweighted, r)
                  for ids, s, r in zip(stats.reference_ids, stats.counts, result.chosen)]
     statistic = corpus_statistic(config, weighted, sentences)
-    for entry in sentences:
-        del entry["per_ref"]
+    per_ref = [entry.pop("per_ref") for entry in sentences]
     return MetricResult("cleme2", _named(config, result.values), "score", sentences, statistic, stats.signature,
-                        details, sentence_key="sentences")
+                        details, sentence_key="sentences"), per_ref
 
 
-def as_output(stats: ClemeStatistics, result: MetricResult, *, sentences: bool) -> dict[str, Any]:
+def as_output(result: MetricResult, per_ref: Sequence[list[dict[str, Any]]], *, sentences: bool) -> dict[str, Any]:
     """The plain dict `cleme_score` returns: scores, counts, the sentence records with every reference's entry
     (`per_ref`) when asked, details and the signature."""
-    config = config_of(stats.settings)
     out: dict[str, Any] = {**result.scores, "counts": result.details["counts"],
                            "unweighted_counts": result.details["unweighted_counts"]}
     if sentences:
-        out["sentences"] = [{**record, "per_ref": sentence_entry(config, ids, s.weighted, s.unweighted,
-                                                                 record["reference"])["per_ref"]}
-                            for record, ids, s in zip(result.sentences, stats.reference_ids, stats.counts)]
+        out["sentences"] = [{**record, "per_ref": entries} for record, entries in zip(result.sentences, per_ref)]
     out.update({k: v for k, v in result.details.items() if k not in out})
     out["signature"] = result.signature
     return out
@@ -313,7 +314,8 @@ def evaluate_samples(samples: Sequence[Sample], config: ClemeConfig, *, similari
     `score(sample_statistics(...))` as a plain dict."""
     stats = sample_statistics(samples, config, similarity=similarity, rater=rater, device=device,
                               return_chunks=return_chunks, progress=progress, max_tokens=max_tokens)
-    return as_output(stats, score(stats), sentences=sentences)
+    result, per_ref = _scored(stats)
+    return as_output(result, per_ref, sentences=sentences)
 
 
 def text_samples(sources: Sequence[str] | None, predictions: Sequence[str] | None,
