@@ -12,7 +12,7 @@ import pytest
 from gecscore.meta_eval.agreement import pair_agreement, system_pair_agreement
 from gecscore.meta_eval.correlate import Correlation, correlate_systems, sentence_agreement, system_correlation
 from gecscore.meta_eval.data import MetaEvalData, RankingItem, load_gjg15, load_seeda
-from gecscore.meta_eval.metrics import SystemScores, register_metric
+from gecscore.meta_eval.metrics import SystemScores
 from gecscore.meta_eval.search import (cross_validated_search, grid_search, parse_values, rank_correlations,
                                        runner_scorer, simplex_grid)
 from gecscore.meta_eval.topk import top_k_correlations
@@ -221,6 +221,10 @@ def test_cross_validated_search_with_a_synthetic_scorer():
         cross_validated_search(values, scorer, {"r1": folds["r1"]}, system_set="all")
 
 
+# A metric of the test's own, named by import path as a user names theirs (`--metric module:attribute`).
+WEIGHTED = "test_meta_analyses:_WeightedMetric"
+
+
 class _WeightedMetric:
     """Sentence score: length change plus `weight` when the hypothesis changed the source; counts its calls."""
 
@@ -242,7 +246,6 @@ class _WeightedMetric:
 @pytest.fixture
 def weighted_metric():
     _WeightedMetric.calls = 0
-    register_metric("test-weighted", _WeightedMetric)
     return _WeightedMetric
 
 
@@ -250,12 +253,12 @@ def test_runner_scorer_goes_through_the_cache(shared_data, weighted_metric, tmp_
     from gecscore.meta_eval import ScoreCache, get_metric, meta_evaluate
 
     data, cache = load_seeda(shared_data), ScoreCache(tmp_path)
-    scorer = runner_scorer("test-weighted", {}, "weight", aggregation="expected_wins", cache=cache)
+    scorer = runner_scorer(WEIGHTED, {}, "weight", aggregation="expected_wins", cache=cache)
     search = grid_search([0.0, 1.0], scorer, data, system_set="base", humans=["ts_edit"], param="weight")
     assert weighted_metric.calls == 2 * 12
     again = grid_search([0.0, 1.0], scorer, data, system_set="base", humans=["ts_edit"], param="weight")
     assert weighted_metric.calls == 2 * 12 and again == search
-    reference = meta_evaluate(get_metric("test-weighted", weight=1.0), data, system_set="base",
+    reference = meta_evaluate(get_metric(WEIGHTED, weight=1.0), data, system_set="base",
                               aggregation="expected_wins", cache=cache, window=None)
     assert search.points[1].correlation == reference.system["ts_edit"]
 
@@ -322,8 +325,8 @@ def test_cli_analyses(shared_data, tmp_path, weighted_metric, capsys, monkeypatc
         return Path(path)
 
     monkeypatch.setattr("gecscore.meta_eval.plots._finish", record)
-    argv = ["meta-eval", "--metric", "test-weighted", "-o", "weight=2", "--dataset", "seeda", "--data",
-            str(shared_data), "--cache-dir", str(tmp_path / "cache"), "--no-progress", "--baseline", "test-weighted",
+    argv = ["meta-eval", "--metric", WEIGHTED, "-o", "weight=2", "--dataset", "seeda", "--data",
+            str(shared_data), "--cache-dir", str(tmp_path / "cache"), "--no-progress", "--baseline", WEIGHTED,
             "--pairs", "--top-k", "4", "--search", "weight=0.0,1,2", "--search-human", "ts_edit", "--out", str(out),
             "--plots", str(plots)]
     assert main(argv) == 0
@@ -347,7 +350,7 @@ def test_cli_analyses(shared_data, tmp_path, weighted_metric, capsys, monkeypatc
     assert f"{stem}_ts_edit_scatter.png" in written and len(written) == 4 + 4 + 2 * (2 + 2 + 4 + 4 + 1)
     assert weighted_metric.calls == 12 * 3  # weight 2 (metric), 0 (baseline), 1: every other run is cached
 
-    cv = ["meta-eval", "--metric", "test-weighted", "--dataset", "gjg15", "--data", str(shared_data), "--no-cache",
+    cv = ["meta-eval", "--metric", WEIGHTED, "--dataset", "gjg15", "--data", str(shared_data), "--no-cache",
           "--no-progress", "--search", "weight=0,1", "--cv-references", "official,e-minimal", "--out", str(out)]
     assert main(cv) == 0
     rounds = json.loads(out.read_text())["analyses"]["cross_validation"]["rounds"]

@@ -13,7 +13,7 @@ from gecscore.meta_eval.correlate import (human_pairs, sentence_agreement, syste
 from gecscore.meta_eval.data import (GJG15_SYSTEMS, SEEDA_SYSTEMS, RankingItem, collapsed_sentences,
                                      drop_unchanged, load_gjg15, load_gmeg, load_seeda, official_references,
                                      read_conll_m2, read_lines, seeda_subset_indices)
-from gecscore.meta_eval.metrics import SystemScores, register_metric
+from gecscore.meta_eval.metrics import SystemScores
 
 
 @pytest.fixture(scope="module")
@@ -242,6 +242,10 @@ def test_constant_metric_gives_nan_not_an_exception():
 # ------------------------------------------------------------------------------------------------ runner, cache, CLI
 
 
+# A metric of the test's own, named by import path as a user names theirs (`--metric module:attribute`).
+LENGTH = "test_meta_eval:_LengthMetric"
+
+
 class _LengthMetric:
     """A toy metric (hypothesis length change) that counts its calls."""
 
@@ -260,7 +264,6 @@ class _LengthMetric:
 @pytest.fixture
 def length_metric():
     _LengthMetric.calls = 0
-    register_metric("test-length", _LengthMetric)
     return _LengthMetric
 
 
@@ -277,7 +280,7 @@ def test_data_select_reindexes_judgments(seeda):
 def test_cli_second_aggregation_does_not_call_the_metric(shared_data, tmp_path, length_metric, capsys):
     from gecscore.cli import main
 
-    common = ["meta-eval", "--metric", "test-length", "--dataset", "seeda", "--data", str(shared_data),
+    common = ["meta-eval", "--metric", LENGTH, "--dataset", "seeda", "--data", str(shared_data),
               "--cache-dir", str(tmp_path / "cache"), "--no-progress"]
     assert main(common + ["--aggregation", "default", "--out", str(tmp_path / "a.json")]) == 0
     assert length_metric.calls == 12  # one call per Base system
@@ -304,9 +307,9 @@ def test_cli_errors(shared_data, tmp_path, length_metric, capsys):
     assert "unknown metric 'no-such-metric'" in capsys.readouterr().err
     assert main(base + ["--metric", "m2", "-o", "gamma=1"]) == 2
     assert "unknown option(s) ['gamma']" in capsys.readouterr().err
-    assert main(base + ["--metric", "test-length", "--references", "bn-10gec"]) == 2
+    assert main(base + ["--metric", LENGTH, "--references", "bn-10gec"]) == 2
     assert "unknown reference set 'bn-10gec'" in capsys.readouterr().err
-    assert main(["meta-eval", "--metric", "test-length", "--dataset", "seeda", "--data", str(tmp_path)]) == 2
+    assert main(["meta-eval", "--metric", LENGTH, "--dataset", "seeda", "--data", str(tmp_path)]) == 2
 
 
 def test_plots_are_png_files(tmp_path):
@@ -495,3 +498,18 @@ def test_cleme_on_cleme_m2_files_cleme2_table1(shared_data, variant, options, ex
         corr = correlate_systems(scores, data.human[human], data.systems)
         got += [round(corr.pearson, 3), round(corr.spearman, 3)]
     assert tuple(got) == expected
+
+
+def test_get_metric_names_registry_metrics_or_import_paths():
+    from gecscore.meta_eval import available_metrics, get_metric
+
+    assert {"uot_errant", "errant", "cleme-length"} <= set(available_metrics())
+    assert get_metric(LENGTH).name == "test-length"
+    with pytest.raises(ValueError, match="unknown metric 'erant'.*module:attribute"):
+        get_metric("erant")
+    with pytest.raises(ValueError, match="cannot import module 'no_such_module'"):
+        get_metric("no_such_module:Metric")
+    with pytest.raises(ValueError, match="no callable 'Nope'"):
+        get_metric("test_meta_eval:Nope")
+    with pytest.raises(TypeError, match="not a SentenceMetric"):
+        get_metric("builtins:dict")

@@ -30,10 +30,6 @@ class Evaluator:
         self._counts: dict[str, dict[str, list[list]]] = {}
         self._disentangled: dict[tuple, dict[str, float]] = {}
         self.metric_scores: dict[str, dict[str, float]] = {}  # run description → system scores, for results.json
-        from gecscore.meta_eval import register_metric
-        from gecscore.meta_eval.cleme_length import LengthWeightedCleme
-
-        register_metric("cleme-length", LengthWeightedCleme)
 
     def dataset(self, row: Row):
         from gecscore.meta_eval import load_dataset

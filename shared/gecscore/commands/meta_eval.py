@@ -28,7 +28,8 @@ def register(subparsers: Any) -> None:
                     "(--pairs), top-K correlation (--top-k) and hyper-parameter searches (--search).",
     )
     parser.add_argument("--metric", required=True, help="a registry name: uot_errant, pt_m2, cleme2, impara_ged, or a "
-                        "preset (errant, senterrant, m2, sentm2, cleme, impara); options with -o, e.g. -o variant=m2")
+                        "preset (errant, senterrant, m2, sentm2, cleme, impara), cleme-length, or a metric of your own as "
+                        "module:attribute (a factory returning a SentenceMetric); options with -o, e.g. -o variant=m2")
     parser.add_argument("-o", "--metric-option", action="append", default=[], metavar="KEY=VALUE",
                         help="metric option (repeatable); VALUE is read as JSON when it parses, else as a string")
     parser.add_argument("--dataset", required=True, choices=DATASETS)

@@ -12,7 +12,7 @@ from gecscore.meta_eval.correlate import (Correlation, PairwiseAgreement, Window
                         sentence_agreement, system_correlation, window_correlations)
 from gecscore.meta_eval.data import (GJG15_SYSTEMS, GMEG_SYSTEMS, SEEDA_SYSTEM_SETS, SEEDA_SYSTEMS, MetaEvalData, RankingItem,
                    load_dataset, load_gjg15, load_gmeg, load_seeda)
-from gecscore.meta_eval.metrics import SentenceMetric, SystemScores, available_metrics, get_metric, register_metric
+from gecscore.meta_eval.metrics import SentenceMetric, SystemScores, available_metrics, get_metric
 from gecscore.meta_eval.runner import MetaEvalResult, meta_evaluate, score_systems
 
 __all__ = [
@@ -21,6 +21,6 @@ __all__ = [
     "SystemScores", "WindowCorrelation", "aggregate_scores", "available_metrics", "correlate_systems",
     "default_cache_dir",
     "expected_wins", "get_metric", "human_pairs", "load_dataset", "load_gjg15", "load_gmeg", "load_seeda",
-    "meta_evaluate", "pairwise_outcomes", "register_metric", "score_systems", "sentence_agreement",
+    "meta_evaluate", "pairwise_outcomes", "score_systems", "sentence_agreement",
     "system_correlation", "trueskill_scores", "window_correlations",
 ]

@@ -3,13 +3,12 @@ senterrant, m2, sentm2, cleme, impara) as a `SentenceMetric`."""
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import json
-from typing import TYPE_CHECKING, Any, Callable, Sequence
+from typing import TYPE_CHECKING, Any, Sequence
 
 from gecscore import registry
-from gecscore.meta_eval.protocol import SentenceMetric, SystemScores
+from gecscore.meta_eval.protocol import SystemScores
 
 if TYPE_CHECKING:
     from gecscore.common.m2io import M2Sentence
@@ -76,6 +75,3 @@ def _sentence_level(metric: str, settings: dict[str, Any]) -> dict[str, Any]:
         return {"level": "sentence"}
     return {}
 
-
-BUILTIN: dict[str, Callable[..., SentenceMetric]] = {name: functools.partial(RegistryMetric, name)
-                                                     for name in registry.NAMES}

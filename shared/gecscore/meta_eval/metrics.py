@@ -1,46 +1,62 @@
-"""Meta-evaluation metrics by name: the built-in adapters (`adapters.BUILTIN`) and any registered factory."""
+"""Meta-evaluation metrics by name: every `gecscore.registry` name, the meta-evaluation's own `cleme-length`, or a
+user's factory as `module:attribute`.
+
+There is one metric registry (`gecscore.registry`); the meta-evaluation adds no second one. A metric of your own is
+either passed to `meta_evaluate` as an object, or named on the command line by its import path
+(`--metric mypackage.metrics:MyMetric`), so nothing global is mutated to make it available.
+"""
 
 from __future__ import annotations
 
+import importlib
 from typing import Any, Callable
 
-from gecscore.meta_eval import adapters
+from gecscore import registry
+from gecscore.meta_eval.adapters import RegistryMetric
 from gecscore.meta_eval.protocol import SentenceMetric, SystemScores
 
-__all__ = ["SentenceMetric", "SystemScores", "available_metrics", "get_metric", "register_metric"]
-
-_REGISTRY: dict[str, Callable[..., SentenceMetric]] = {}
+__all__ = ["SentenceMetric", "SystemScores", "available_metrics", "get_metric"]
 
 
-def register_metric(name: str, factory: Callable[..., SentenceMetric]) -> None:
-    """Make `factory(**options)` available as `get_metric(name, **options)` and `gecscore meta-eval --metric name`."""
-    _REGISTRY[name.lower()] = factory
+def _cleme_length(**options: Any) -> SentenceMetric:
+    from gecscore.meta_eval.cleme_length import LengthWeightedCleme
+
+    return LengthWeightedCleme(**options)
+
+
+# CLEME (v1) with explicit length-weighting sigmoids (UOT-ERRANT's setting of its CLEME rows); see cleme_length.
+_META_EVAL_ONLY: dict[str, Callable[..., SentenceMetric]] = {"cleme-length": _cleme_length}
 
 
 def available_metrics() -> list[str]:
-    """Registered metric names (built-ins whose core module is missing raise on use)."""
-    _register_builtins()
-    return sorted(_REGISTRY)
+    """The names `get_metric` accepts besides import paths."""
+    return sorted([*registry.NAMES, *_META_EVAL_ONLY])
 
 
 def get_metric(name: str, **options: Any) -> SentenceMetric:
-    """A metric adapter by name, built with `options`."""
-    _register_builtins()
-    factory = _REGISTRY.get(name.lower())
-    if factory is None:
-        raise ValueError(f"unknown metric {name!r}; available: {sorted(_REGISTRY)}")
+    """A metric adapter by registry name, `cleme-length`, or `module:attribute` import path, built with `options`."""
+    if ":" in name:
+        factory = _import_factory(name)
+    elif name.lower() in _META_EVAL_ONLY:
+        factory = _META_EVAL_ONLY[name.lower()]
+    else:
+        if name.lower() not in registry.NAMES:
+            raise ValueError(f"unknown metric {name!r}; available: {available_metrics()}, "
+                             "or a factory of your own as module:attribute")
+        return RegistryMetric(name.lower(), **options)
     metric = factory(**options)
     if not isinstance(metric, SentenceMetric):
         raise TypeError(f"metric factory {name!r} returned {type(metric).__name__}, not a SentenceMetric")
     return metric
 
 
-def _register_builtins() -> None:
-    if _BUILTINS_DONE:
-        return
-    for name, factory in adapters.BUILTIN.items():
-        _REGISTRY.setdefault(name, factory)
-    _BUILTINS_DONE.append(True)
-
-
-_BUILTINS_DONE: list[bool] = []
+def _import_factory(path: str) -> Callable[..., SentenceMetric]:
+    module_name, _, attribute = path.partition(":")
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as error:
+        raise ValueError(f"metric {path!r}: cannot import module {module_name!r} ({error})") from error
+    factory = getattr(module, attribute, None)
+    if not callable(factory):
+        raise ValueError(f"metric {path!r}: module {module_name!r} has no callable {attribute!r}")
+    return factory
