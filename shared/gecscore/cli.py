@@ -6,7 +6,8 @@ import argparse
 import importlib
 import pkgutil
 import sys
-from typing import Sequence
+import warnings
+from typing import Any, Sequence
 
 from gecscore import __version__, commands
 
@@ -37,5 +38,22 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
 
 
+def console() -> int:
+    """The `gecscore` executable: `main`, with gecscore's warnings printed for a shell user."""
+    warnings.showwarning = _show_warning
+    return main()
+
+
+def _show_warning(message: Warning | str, category: type[Warning], filename: str, lineno: int, file: Any = None,
+                  line: str | None = None) -> None:
+    """gecscore's own warnings as `gecscore: warning: ...` (a shell user has no use for our file and line)."""
+    if category.__module__.split(".")[0] != "gecscore":
+        return _SHOW_WARNING(message, category, filename, lineno, file, line)
+    print(f"gecscore: warning: {message}", file=sys.stderr if file is None else file)
+
+
+_SHOW_WARNING = warnings.showwarning
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(console())

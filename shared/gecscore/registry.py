@@ -38,24 +38,27 @@ class Preset:
     may."""
 
     metric: str
+    title: str
     fixed: Mapping[str, Any]
     doc: str
     options_allowed: tuple[str, ...] | None = None
 
 
 PRESETS: dict[str, Preset] = {
-    "errant": Preset("uot_errant", {"variant": "errant"}, "plain ERRANT F-beta (uot_errant, variant='errant'); "
-                     "convention='errant_compare' scores as ERRANT's errant_compare",
+    "errant": Preset("uot_errant", "ERRANT", {"variant": "errant"},
+                     "plain ERRANT F-beta (uot_errant, variant='errant'); convention='errant_compare' scores as "
+                     "ERRANT's errant_compare",
                      ("beta", "convention", "evaluation", "edit_size", "filter_types")),
-    "senterrant": Preset("pt_m2", {"variant": "senterrant", "scorer": "self"},
+    "senterrant": Preset("pt_m2", "SentERRANT", {"variant": "senterrant", "scorer": "self"},
                          "mean of sentence ERRANT F-beta (pt_m2, variant='senterrant', scorer='self')",
                          ("beta",)),
-    "m2": Preset("pt_m2", {"variant": "m2", "scorer": "self"}, "MaxMatch M² F-beta (pt_m2, variant='m2', "
+    "m2": Preset("pt_m2", "M²", {"variant": "m2", "scorer": "self"}, "MaxMatch M² F-beta (pt_m2, variant='m2', "
                  "scorer='self')", ("beta", "max_unchanged_words")),
-    "sentm2": Preset("pt_m2", {"variant": "sentm2", "scorer": "self"}, "mean of sentence M² F-beta (pt_m2, "
+    "sentm2": Preset("pt_m2", "SentM²", {"variant": "sentm2", "scorer": "self"}, "mean of sentence M² F-beta (pt_m2, "
                      "variant='sentm2', scorer='self')", ("beta", "max_unchanged_words")),
-    "cleme": Preset("cleme2", {"variant": "cleme"}, "CLEME v1 chunk P/R/F (cleme2, variant='cleme')"),
-    "impara": Preset("impara_ged", {"variant": "impara"}, "the original IMPARA (impara_ged, variant='impara')"),
+    "cleme": Preset("cleme2", "CLEME", {"variant": "cleme"}, "CLEME v1 chunk P/R/F (cleme2, variant='cleme')"),
+    "impara": Preset("impara_ged", "IMPARA", {"variant": "impara"},
+                     "the original IMPARA (impara_ged, variant='impara')"),
 }
 #: Every name `run` accepts: the metrics, then the presets.
 NAMES: tuple[str, ...] = (*SPECS, *PRESETS)
@@ -65,6 +68,12 @@ def spec(name: str) -> MetricSpec:
     """The schema of a metric or of a preset's metric."""
     name = _check_name(name)
     return SPECS[PRESETS[name].metric if name in PRESETS else name]
+
+
+def title(name: str) -> str:
+    """How warnings and tables name `name`: the metric's title, or the preset's own (`errant` is ERRANT)."""
+    name = _check_name(name)
+    return PRESETS[name].title if name in PRESETS else SPECS[name].title
 
 
 def allowed_options(name: str) -> tuple[str, ...]:
@@ -157,9 +166,15 @@ def score(name: str, stats: Statistics) -> MetricResult:
     """The second half of `run_systems`: the metric's `score` of one system's statistics (any concatenation or
     selection of them), its signature completed with the input layer's settings. Reports nothing."""
     result = runner(name).score(stats)
-    result.signature = _with_input_settings(result.signature, bool(stats.settings.get("robust", False)),
-                                            bool(stats.settings["normalize"]))
+    robust, normalize = bool(stats.settings.get("robust", False)), bool(stats.settings["normalize"])
+    result.signature = _with_input_settings(_named(name, result.signature), robust, normalize)
     return result
+
+
+def _named(name: str, signature: str) -> str:
+    """`signature` led by the name the user asked for (`errant|…`, not `uot_errant|…`)."""
+    metric, _, rest = signature.partition("|")
+    return f"{name}|{rest}" if metric in SPECS and name in PRESETS else signature
 
 
 def run_systems(name: str, sources: Sequence[str] | None, systems: Mapping[str, Sequence[str] | None],
@@ -175,9 +190,8 @@ def run_systems(name: str, sources: Sequence[str] | None, systems: Mapping[str, 
     """
     gathered = statistics_systems(name, sources, systems, references, gold_m2=gold_m2, progress=progress, **options)
     results = {system: score(name, stats) for system, stats in gathered.items()}
-    for system, result in results.items():
-        report(spec(name).title, system, result.details["degenerate_sentences"],
-               robust=bool(gathered[system].settings.get("robust", False)))
+    report(title(name), {system: result.details["degenerate_sentences"] for system, result in results.items()},
+           robust=any(bool(stats.settings.get("robust", False)) for stats in gathered.values()))
     return results
 
 

@@ -251,10 +251,9 @@ def run_systems_sharded(name: str, sources: Sequence[str], systems: Mapping[str,
     for system in local:
         results[system] = merge(run, [p[system] for p in shards])
     if rank == 0:
-        metric = registry.spec(name)
-        for system, result in results.items():
-            report(metric.title, system, result.details["degenerate_sentences"],
-                   robust=bool(run.resolved.get("robust", False)))
+        report(registry.title(name),
+               {system: result.details["degenerate_sentences"] for system, result in results.items()},
+               robust=bool(run.resolved.get("robust", False)))
     return results
 
 

@@ -1,8 +1,9 @@
 """Degenerate sentences: the ones whose score a metric computes but cannot vouch for, in one record format.
 
 Every metric returns `degenerate_sentences`: one record per flagged (sentence, reason), `{"index": i, "reason":
-REASON, ...details}`, sorted by index, and `report` emits one `DegenerateOutputWarning` per system that summarises
-them. The reasons are the constants below; a metric adds details (which reference, which edits, how many tokens).
+REASON, ...details}`, sorted by index, and `report` emits one `DegenerateOutputWarning` per run that
+summarises them, system by system. The reasons are the constants below; a metric adds details (which reference,
+which edits, how many tokens).
 
 `robust=True` means the same for every metric: scores stay in [0, 1]; an empty (or whitespace-only) prediction of
 a non-empty source is scored as the unchanged source (`robust_predictions`), so it can never score above leaving
@@ -13,8 +14,9 @@ number is returned and the sentence is only flagged. Sentences that are not flag
 
 from __future__ import annotations
 
-import warnings
-from typing import Any, Iterable, Sequence
+from typing import Any, Iterable, Mapping, Sequence
+
+from gecscore.common.caller import warn
 
 EMPTY_PREDICTION = "empty prediction"
 TRUNCATED = "truncated"
@@ -60,20 +62,25 @@ def merge(*groups: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
     return sorted((r for group in groups for r in group), key=lambda r: r["index"])
 
 
-def report(metric: str, system: str, records: Sequence[dict[str, Any]], *, robust: bool) -> None:
-    """One warning summarising `records` (nothing when there are none)."""
-    if not records:
+def report(metric: str, records: Mapping[str, Sequence[dict[str, Any]]], *, robust: bool) -> None:
+    """One warning for a run, attributed to the user's call: per reason, each system's count of flagged sentences
+    and their first 0-based indices (the full lists are in each result's `degenerate_sentences`); nothing when no
+    sentence is flagged. A run of one system does not name it."""
+    by_reason: dict[str, dict[str, list[int]]] = {}
+    for system, system_records in records.items():
+        for record in system_records:
+            by_reason.setdefault(record["reason"], {}).setdefault(system, []).append(record["index"])
+    if not by_reason:
         return
-    by_reason: dict[str, list[int]] = {}
-    for record in records:
-        by_reason.setdefault(record["reason"], []).append(record["index"])
     parts = []
-    for reason, indices in by_reason.items():
-        distinct = sorted(set(indices))
-        shown = ", ".join(map(str, distinct[:8])) + (", ..." if len(distinct) > 8 else "")
-        parts.append(f"{reason}: {len(distinct)} [{shown}]")
-    who = metric if system == "system" else f"{metric} ({system})"
+    for reason, systems in by_reason.items():
+        counts = []
+        for system, indices in systems.items():
+            distinct = sorted(set(indices))
+            shown = ", ".join(map(str, distinct[:8])) + (", ..." if len(distinct) > 8 else "")
+            counts.append(("" if len(records) == 1 else f"{system} ") + f"{len(distinct)} [{shown}]")
+        parts.append(f"{reason}: {', '.join(counts)}")
     mode = ("robust=True handled them by the rules in the card" if robust else
             "their scores follow the published metric; pass robust=True for the card's safe rules")
-    warnings.warn(f"{who}: degenerate sentences — {'; '.join(parts)}. See `degenerate_sentences`; {mode}.",
-                  DegenerateOutputWarning, stacklevel=3)
+    warn(f"{metric}: degenerate sentences (0-based indices) — {'; '.join(parts)}. See each result's "
+         f"`degenerate_sentences`; {mode}.", DegenerateOutputWarning)

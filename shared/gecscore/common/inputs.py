@@ -21,13 +21,13 @@ from __future__ import annotations
 
 import difflib
 import unicodedata
-import warnings
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
 from gecscore.common.degenerate import empty_predictions, robust_predictions
 from gecscore.common.text_input import control_character
 from gecscore.common.validation import check_references, check_texts
+from gecscore.common.caller import warn
 
 
 class TextHygieneWarning(UserWarning):
@@ -141,9 +141,8 @@ def prepare(sources: Any, systems: Mapping[str, Any], references: Any, *, normal
     if found:
         shown = "; ".join(found[:5]) + (f"; ... ({len(found)} in all)" if len(found) > 5 else "")
         action = "normalised (normalize=True)" if normalize else "scored as given; pass normalize=True to clean them"
-        warnings.warn(f"{len(found)} sentence(s) hold invisible or non-NFC characters that change tokens and edits "
-                      f"without changing how the text looks — {shown}. They were {action}.",
-                      TextHygieneWarning, stacklevel=3)
+        warn(f"{len(found)} sentence(s) hold invisible or non-NFC characters that change tokens and edits "
+             f"without changing how the text looks — {shown}. They were {action}.", TextHygieneWarning)
     flags = {system: empty_predictions(sources, predictions) for system, predictions in checked.items()}
     if robust:
         checked = {system: robust_predictions(sources, predictions) for system, predictions in checked.items()}

@@ -20,7 +20,6 @@ Pooling (the open question of what `pooling='mean'` means; `docs/reference-behav
 
 from __future__ import annotations
 
-import warnings
 from dataclasses import dataclass
 from typing import Any, ClassVar, Mapping, Sequence
 
@@ -36,6 +35,7 @@ from gecscore.common.statistics import Statistics
 from gecscore.impara_ged import SPEC
 from gecscore.impara_ged.embedded import POOLING_CONFIG_KEY, installed_asset_dir, load_embedded
 from gecscore.common.validation import UntokenisedTextWarning, check_same_length, check_texts, untokenised
+from gecscore.common.caller import warn
 
 DEFAULT_MODEL = "naist-nlp/IMPARA-GED"
 IMPARA_QE_MODEL = "gotutiyan/IMPARA-QE"
@@ -354,9 +354,9 @@ class Impara:
         for name, texts in checked:
             finding = untokenised(name, texts)
             if finding is not None:
-                warnings.warn(f"{finding}. The quality estimator was trained on tokenised text ('word , word .'), "
-                              "so the scores may differ from the published ones; pass tokenize=True to "
-                              "spaCy-tokenise sources and predictions first", UntokenisedTextWarning, stacklevel=3)
+                warn(f"{finding}. The quality estimator was trained on tokenised text ('word , word .'), "
+                     "so the scores may differ from the published ones; pass tokenize=True to "
+                     "spaCy-tokenise sources and predictions first", UntokenisedTextWarning)
         return sources, predictions
 
     def similarity_encoder(self) -> Any:

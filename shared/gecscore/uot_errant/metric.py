@@ -10,7 +10,6 @@ beyond `max_length`) gets an exactly zero vector, as in the reference implementa
 
 from __future__ import annotations
 
-import warnings
 from dataclasses import dataclass, field, fields
 from typing import TYPE_CHECKING, Any, ClassVar, Mapping, Sequence
 
@@ -35,6 +34,7 @@ from gecscore.uot_errant.transport import (
 from gecscore.common.validation import check_references, check_texts
 
 from gecscore.uot_errant import SPEC, compare
+from gecscore.common.caller import warn
 
 if TYPE_CHECKING:
     from spacy.language import Language
@@ -476,8 +476,8 @@ class UOTErrant:
                        "robust=True")
         if unsound and self.warn:
             shown = ", ".join(map(str, unsound[:10])) + (", ..." if len(unsound) > 10 else "")
-            warnings.warn(f"UOT-ERRANT ({name}): {len(unsound)} sentence(s) [{shown}] have {message}.",
-                          DegenerateTransportWarning, stacklevel=3)
+            warn(f"UOT-ERRANT ({name}): {len(unsound)} sentence(s) [{shown}] have {message}.",
+                 DegenerateTransportWarning)
         return self._result(per_sentence, hyp_sets, ref_sets, transports, degenerate)
 
     def _errant_result(self, hyp_edits: list[list[Edit]], ref_edits: list[list[list[Edit]]]) -> UOTResult:
