@@ -3,12 +3,16 @@ one `registry.run_systems` run (shared parses and encoder caches), gives each it
 interval (one seed for all, so the intervals are comparable), ranks them by the metric's headline score and, with
 a baseline, tests every other system against it (paired bootstrap or approximate randomisation, as sacrebleu
 does). The `Leaderboard` renders as text, Markdown, LaTeX, CSV or JSON and plots as PNG and SVG.
+
+Every format says what it cannot vouch for (`gecscore.common.trust`): each system's flagged sentences with their
+reasons, and a system whose corpus scores leave the metric's range (a published-mode UOT-ERRANT F0.5 of 3479) is
+not ranked among the sane ones but listed after them with the reason; per-type cells outside their range are
+marked `!`. CSV and JSON carry the signature and the flag counts.
 """
 
 from __future__ import annotations
 
-import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, Mapping, Sequence
 
@@ -18,6 +22,7 @@ from gecscore.common.bootstrap import (DEFAULT_AR_SAMPLES, DEFAULT_SAMPLES, DEFA
                                        signature_suffix)
 from gecscore.common.results import MetricResult
 from gecscore.common.tables import FORMATS, Table, render, to_json
+from gecscore.common.trust import flag_counts, flag_note, flagged_sentences, out_of_range
 
 Test = Literal["bs", "ar"]
 TEST_NAMES = {"bs": "paired bootstrap", "ar": "approximate randomisation"}
@@ -25,24 +30,31 @@ TEST_NAMES = {"bs": "paired bootstrap", "ar": "approximate randomisation"}
 COUNT_KEYS = ("tp", "fp", "fn")
 #: A p-value below this is marked (`*`) in text, Markdown and LaTeX.
 ALPHA = 0.05
+#: After a per-type cell outside its range (text, Markdown, LaTeX).
+OUT_OF_RANGE = "!"
 
 
 @dataclass(frozen=True)
 class Row:
-    """One ranked system: its headline score, 95% interval and, against the baseline, difference and p-value."""
+    """One system: its rank (None: not ranked, see `unranked`), headline score, 95% interval, against the baseline
+    its difference and p-value, and what the row cannot vouch for (flagged sentences, out-of-range scores)."""
 
-    rank: int
+    rank: int | None
     system: str
     score: float
     interval: Interval | None
     difference: float | None = None
     p_value: float | None = None
+    flagged: int = 0
+    flags: Mapping[str, int] = field(default_factory=dict)
+    unranked: str | None = None
 
     def as_dict(self) -> dict[str, Any]:
         """Plain-Python fields (the interval with `low` and `high`)."""
         return {"rank": self.rank, "system": self.system, "score": self.score,
                 "interval": None if self.interval is None else self.interval.as_dict(),
-                "difference": self.difference, "p_value": self.p_value}
+                "difference": self.difference, "p_value": self.p_value, "flagged": self.flagged,
+                "flags": dict(self.flags), "unranked": self.unranked}
 
 
 @dataclass
@@ -91,8 +103,16 @@ class Leaderboard:
             return to_json(self.as_dict())
         if fmt == "csv":
             return render([self._csv_table(), *self._type_tables(long=True)], "csv")
-        return render([self._display_table(digits), *self._type_tables(long=False)], fmt, digits=digits,
-                      notes=[self._legend(), f"signature: {self.signature}"])
+        tables = [self._display_table(digits), *self._type_tables(long=False, digits=digits)]
+        marked = any(OUT_OF_RANGE in str(cell) for table in tables[1:] for row in table.rows for cell in row)
+        notes = [self._legend()]
+        if any(r.flagged for r in self.rows):
+            notes.append("flagged: sentences the metric scored but cannot vouch for, by reason (each result's "
+                         "`degenerate_sentences`; `--sentences` lists them)")
+        if marked:
+            notes.append(f"{OUT_OF_RANGE}: outside the metric's range (published-mode scores the card explains; "
+                         "robust mode keeps them in range)")
+        return render(tables, fmt, digits=digits, notes=notes + [f"signature: {self.signature}"])
 
     def plot(self, directory: str | Path) -> list[Path]:
         """`leaderboard.png`/`.svg` (scores with intervals) in `directory` and, when the results have per-type
@@ -115,7 +135,8 @@ class Leaderboard:
         return paths
 
     def _display_table(self, digits: int) -> Table:
-        """Rank, system, score, the interval (when resampled) and, with a baseline, difference and p-value."""
+        """Rank, system, score, the interval (when resampled), with a baseline difference and p-value, and the
+        flagged sentences and why a system is not ranked, when any."""
         header, align = ["rank", "system", self.main], "rlr"
         rows: list[list[Any]] = [[r.rank, r.system, r.score] for r in self.rows]
         if self.n_samples:
@@ -129,18 +150,33 @@ class Leaderboard:
                 row += ([None, "baseline"] if r.system == self.baseline else
                         [f"{r.difference:+.{digits}f}", None if r.p_value is None else
                          f"{r.p_value:.{digits}f}{'*' if r.p_value < ALPHA else ' '}"])
+        if any(r.flagged for r in self.rows):
+            header, align = header + ["flagged"], align + "l"
+            for row, r in zip(rows, self.rows):
+                row.append(flag_note(self._records(r.system)) or None)
+        if any(r.unranked for r in self.rows):
+            header, align = header + ["not ranked"], align + "l"
+            for row, r in zip(rows, self.rows):
+                row.append(r.unranked)
         return Table(header, rows, align=align)
+
+    def _records(self, system: str) -> list[dict[str, Any]]:
+        return self.results[system].details.get("degenerate_sentences", [])
 
     def _csv_table(self) -> Table:
         keys = sorted({k for result in self.results.values() for k in result.scores} - {self.main})
-        header = ["rank", "system", self.main, "mean", "ci", "low", "high", "difference", "p_value", *keys]
+        reasons = sorted({reason for r in self.rows for reason in r.flags})
+        header = ["rank", "system", self.main, "mean", "ci", "low", "high", "difference", "p_value", *keys,
+                  "flagged", *(f"flagged: {reason}" for reason in reasons), "not_ranked", "signature"]
         rows = [[r.rank, r.system, r.score,
                  *((None,) * 4 if r.interval is None else (r.interval.mean, r.interval.ci, r.interval.low,
                                                            r.interval.high)),
-                 r.difference, r.p_value, *(self.results[r.system].scores.get(k) for k in keys)] for r in self.rows]
+                 r.difference, r.p_value, *(self.results[r.system].scores.get(k) for k in keys),
+                 r.flagged, *(r.flags.get(reason, 0) for reason in reasons), r.unranked, self.signature]
+                for r in self.rows]
         return Table(header, rows)
 
-    def _type_tables(self, *, long: bool) -> list[Table]:
+    def _type_tables(self, *, long: bool, digits: int = 4) -> list[Table]:
         tables = []
         for r in self.rows:
             types = self.results[r.system].details.get("types")
@@ -149,12 +185,17 @@ class Leaderboard:
             table = types["rows"]
             keys = list(next(iter(table.values()), {}))
             whole = {k for k in COUNT_KEYS if all(float(row[k]).is_integer() for row in table.values() if k in row)}
-            rows = [[name, *(int(row[k]) if k in whole else row[k] for k in keys)] for name, row in table.items()]
             if long:
-                tables.append(Table(["system", "level", "type", *keys],
+                rows = [[name, *(int(row[k]) if k in whole else row[k] for k in keys),
+                         ", ".join(out_of_range(row)) or None] for name, row in table.items()]
+                tables.append(Table(["system", "level", "type", *keys, "out_of_range"],
                                     [[r.system, types["level"], *row] for row in rows]))
             else:
-                tables.append(Table(["type", *keys], rows, title=f"{r.system}: per type (level {types['level']})"))
+                rows = [[name, *(_marked(row, k, k in whole, digits) for k in keys)] for name, row in table.items()]
+                note = flag_note(self._records(r.system))
+                title = f"{r.system}: per type (level {types['level']})" + (
+                    f"; flagged sentences: {note}" if note else "")
+                tables.append(Table(["type", *keys], rows, title=title, align="l" + "r" * len(keys)))
         if long and tables:  # one long CSV table for all systems
             return [Table(tables[0].header, [row for table in tables for row in table.rows])]
         return tables
@@ -267,12 +308,25 @@ def _check(metric: str, systems: Mapping[str, Any], baseline: str | None, test: 
 
 def _rank(results: Mapping[str, MetricResult], intervals: Mapping[str, Interval | None],
           tests: Mapping[str, tuple[float, float | None]]) -> list[Row]:
-    """Rows by descending headline score (NaN last, ties in input order and sharing a rank)."""
-    order = sorted(results, key=lambda name: math.inf if math.isnan(results[name].score) else -results[name].score)
+    """Rows by descending headline score, ties in input order and sharing a rank; a system with a corpus score NaN
+    or outside its range is not ranked but listed after the ranked ones, with the reason."""
+    broken = {name: "; ".join(f"{key} {result.scores[key]:.4g} {why}" for key, why in
+                              out_of_range({result.main: result.score, **result.scores}).items())
+              for name, result in results.items()}
+    order = sorted(results, key=lambda name: (bool(broken[name]), 0.0 if broken[name] else -results[name].score))
     rows: list[Row] = []
     for position, name in enumerate(order, 1):
-        score = results[name].score
-        rank = rows[-1].rank if rows and rows[-1].score == score else position
+        score, records = results[name].score, results[name].details.get("degenerate_sentences", [])
+        rank = None if broken[name] else rows[-1].rank if rows and rows[-1].score == score else position
         difference, p = tests.get(name, (None, None))
-        rows.append(Row(rank, name, score, intervals[name], difference, p))
+        rows.append(Row(rank, name, score, intervals[name], difference, p, flagged_sentences(records),
+                        flag_counts(records), broken[name] or None))
     return rows
+
+
+def _marked(row: Mapping[str, Any], key: str, whole: bool, digits: int) -> Any:
+    """A per-type cell: the value (an int when the column is whole), with `!` after it when out of range."""
+    value = row[key]
+    if key not in out_of_range({key: value}):
+        return int(value) if whole else value
+    return (f"{int(value)}" if whole else f"{value:.{digits}f}") + f" {OUT_OF_RANGE}"
