@@ -53,14 +53,14 @@ def test_no_edits_on_one_side(tiny):
     assert tuple(spurious.scores) == (0.0, 1.0, 0.0)
 
 
-def test_perfect_hypothesis_scores_mass_to_the_third_not_one(tiny):
+def test_perfect_hypothesis_scores_mass_to_the_third_published_and_one_robust(tiny):
     result = score_one(tiny(), "He go to school .", "He goes to school .", ["He goes to school ."])
     mass = float(result.hyp_sets[0].masses[0])
     assert mass > 0 and abs(mass - 1.0) > 0.05
     assert result.scores.f == pytest.approx(mass ** (1 / 3), rel=2e-3)
     assert result.scores.f != 1.0
     robust = score_one(tiny(robust=True), "He go to school .", "He goes to school .", ["He goes to school ."])
-    assert robust.scores.f == pytest.approx(min(1.0, mass ** (1 / 3)), rel=2e-3)
+    assert tuple(robust.scores) == (1.0, 1.0, 1.0) and not robust.degenerate  # robust: perfect is 1, unflagged
 
 
 @pytest.mark.parametrize("source, prediction, reference", [
@@ -162,7 +162,7 @@ def test_a_hypothesis_shared_by_systems_is_transported_once(tiny, monkeypatch):
 
 def test_case_only_edit_has_zero_mass_and_is_reported(tiny):
     # the tiny tokenizer lower-cases: "Facebook" and "facebook" are the same token ids
-    source, hyp, ref = "i like facebook .", "I like Facebook .", "I like Facebook ."
+    source, hyp, ref = "i like facebook .", "I like Facebook .", "I like Facebook !"
     with pytest.warns(DegenerateTransportWarning, match=r"1 sentence\(s\) \[0\]"):
         result = tiny().score([source], [hyp], [[ref]])
     assert 0.0 in result.hyp_sets[0].masses.tolist()
@@ -174,6 +174,8 @@ def test_case_only_edit_has_zero_mass_and_is_reported(tiny):
         robust = tiny(robust=True).score([source], [hyp], [[ref]])
     assert all(0.0 <= x <= 1.0 for x in robust.scores)
     assert robust.degenerate[0]["dropped_hyp_edits"] and not robust.degenerate[0]["issues"]
+    perfect = tiny(robust=True).score([source], [hyp], [[hyp]])  # the same zero-mass edits, on both sides
+    assert tuple(perfect.scores) == (1.0, 1.0, 1.0) and not perfect.degenerate
 
 
 def test_options_change_the_score_and_are_in_the_signature(tiny):

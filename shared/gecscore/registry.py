@@ -157,15 +157,46 @@ def statistics_systems(name: str, sources: Sequence[str] | None, systems: Mappin
     module = runner(name)
     gathered = module.statistics_systems(call.sources, call.systems, call.references, progress=progress,
                                          **call.options)
-    return {system: dataclasses.replace(stats, settings={**stats.settings, **call.text},
-                                        degenerate=tuple(merge(call.flags.get(system, []), stats.degenerate)))
+    robust = bool(call.options.get("robust", False))
+    return {system: dataclasses.replace(stats, settings={**stats.settings, **call.text}, degenerate=tuple(merge(
+        call.flags.get(system, []),
+        _perfect_flags(stats.degenerate, perfect_references(call.systems.get(system), call.references), robust))))
             for system, stats in gathered.items()}
+
+
+def perfect_references(predictions: Sequence[str] | None, references: Sequence[Any] | None) -> dict[int, int]:
+    """Sentence index → the first reference its prediction equals (a perfect correction), after the input layer."""
+    if predictions is None or references is None:
+        return {}
+    return {i: next(k for k, ref in enumerate(refs) if ref == hyp)
+            for i, (hyp, refs) in enumerate(zip(predictions, references))
+            if not isinstance(refs, str) and hyp in refs}
+
+
+def _perfect_flags(records: Sequence[dict[str, Any]], perfect: Mapping[int, int],
+                   robust: bool) -> list[dict[str, Any]]:
+    """A metric's flags on perfect corrections: none in robust mode (which scores them 1); in the published mode
+    kept, marked with the reference the prediction equals (`score` adds a note with the sentence's score)."""
+    if robust:
+        return [r for r in records if r["index"] not in perfect]
+    return [r if r["index"] not in perfect else {**r, "perfect_reference": perfect[r["index"]]} for r in records]
+
+
+def _perfect_notes(result: MetricResult) -> None:
+    """Each flag on a perfect correction says what happened, in a user's terms."""
+    for record in result.details.get("degenerate_sentences", []):
+        if "perfect_reference" in record:
+            score = result.sentences[record["index"]]["score"]
+            record["note"] = (f"the prediction equals reference {record['perfect_reference']} (a perfect "
+                              f"correction); the published metric scores this sentence {score:.4f}"
+                              + ("" if score == 1 else " instead of 1") + "; robust=True scores it 1, unflagged")
 
 
 def score(name: str, stats: Statistics) -> MetricResult:
     """The second half of `run_systems`: the metric's `score` of one system's statistics (any concatenation or
     selection of them), its signature completed with the input layer's settings. Reports nothing."""
     result = runner(name).score(stats)
+    _perfect_notes(result)
     robust, normalize = bool(stats.settings.get("robust", False)), bool(stats.settings["normalize"])
     result.signature = _with_input_settings(_named(name, result.signature), robust, normalize)
     return result

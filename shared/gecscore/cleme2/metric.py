@@ -41,7 +41,7 @@ from gecscore.common.edit_impact import BERTScoreSimilarity, Similarity
 from gecscore.common.inputs import tokenise_or_check
 from gecscore.common.encoders import select_device, shared_model
 from gecscore.common.fbeta import prf
-from gecscore.common.guarded import Value, ratio
+from gecscore.common.guarded import Value, choose, ratio
 from gecscore.common.results import MetricResult, sentence_core
 from gecscore.common.signature import make_signature
 from gecscore.common.statistics import Statistics
@@ -97,7 +97,7 @@ class ClemeConfig:
     @property
     def scorer(self) -> HEUO | ChunkPRF:
         """HEUO (CLEME2.0) or ChunkPRF (CLEME v1)."""
-        return HEUO(self.alpha) if self.variant == "cleme2" else ChunkPRF(self.beta, self.release)
+        return HEUO(self.alpha, self.robust) if self.variant == "cleme2" else ChunkPRF(self.beta, self.release)
 
     def signature_settings(self) -> dict[str, Any]:
         """The settings written into the version signature (only those that apply)."""
@@ -392,7 +392,7 @@ def corpus_statistic(config: ClemeConfig, per_ref: Sequence[Sequence[ChunkCounts
     """The corpus rule over the per-sentence counts: CLEME2.0's greedy reference choice (corpus level), the mean
     of sentence scores (sentence level), or CLEME v1's own rounded rule re-applied resample by resample."""
     if config.variant == "cleme2" and config.level == "corpus":
-        return heuo_greedy(per_ref, config.alpha)
+        return heuo_greedy(per_ref, config.alpha, config.robust)
     if config.variant == "cleme2":
         return SentenceMean([entry["score"] for entry in entries])
     level = config.scorer.corpus if config.level == "corpus" else config.scorer.sentence
@@ -636,10 +636,12 @@ def check_alpha(alpha: Sequence[float]) -> tuple[float, float, float, float]:
 class HEUO(_Levels):
     """CLEME2.0's hit / err / und / ove indicators and their weighted combination `com`.
 
-    Sentence level compares references on `[com, hit, -err, -und, -ove]`.
+    Sentence level compares references on `[com, hit, -err, -und, -ove]`. `robust`: nothing to correct and
+    nothing changed is a perfect hit (`heuo_indicators`).
     """
 
     alpha: tuple[float, float, float, float] = ALPHA_CORPUS
+    robust: bool = False
     SCORE = "com"
     MEANS = ("com", "hit", "err", "und", "ove")
 
@@ -648,7 +650,7 @@ class HEUO(_Levels):
 
     def indicators(self, c: ChunkCounts) -> dict[str, float]:
         """`hit`, `err`, `und`, `ove` and `com` of counts `c` (fp taken as fp_ne + fp_un, as the reference)."""
-        return heuo_indicators(float(c.tp), float(c.fp_ne), float(c.fp_un), float(c.fn), self.alpha)
+        return heuo_indicators(float(c.tp), float(c.fp_ne), float(c.fp_un), float(c.fn), self.alpha, self.robust)
 
     def sentence_key(self, v: dict[str, float]) -> tuple:
         return (v["com"], v["hit"], -v["err"], -v["und"], -v["ove"])
@@ -658,7 +660,7 @@ class HEUO(_Levels):
         for i, refs in enumerate(per_sentence):
             if not refs:
                 raise ValueError(f"sentence {i} has no reference")
-        chosen, totals = heuo_greedy(per_sentence, self.alpha).choose()
+        chosen, totals = heuo_greedy(per_sentence, self.alpha, self.robust).choose()
         total = ChunkCounts(**dict(zip(("tp", "fp", "fp_ne", "fp_un", "fn", "tn"), (float(x) for x in totals))))
         values = self.indicators(total)
         per = [self.indicators(refs[r]) for refs, r in zip(per_sentence, chosen)]
@@ -702,12 +704,19 @@ class ChunkPRF(_Levels):
         return {name: round(v, 4) for name, v in values.items()} if self.release == "2023" else values
 
 
-def heuo_indicators(tp: Value, fp_ne: Value, fp_un: Value, fn: Value, alpha: Sequence[Any]) -> dict[str, Value]:
+def heuo_indicators(tp: Value, fp_ne: Value, fp_un: Value, fn: Value, alpha: Sequence[Any],
+                    robust: bool = False) -> dict[str, Value]:
     """CLEME2.0's `hit`, `err`, `und`, `ove` (0 on an empty denominator) and their combination `com`, of floats or
-    of arrays (`gecscore.common.guarded`: the one formula for a sentence, a resample and an α grid)."""
+    of arrays (`gecscore.common.guarded`: the one formula for a sentence, a resample and an α grid).
+
+    The published rule gives a sentence with nothing to correct that is left unchanged hit = 0, so com = 1 − α_hit
+    (0.55 at sentence level): a perfect correction below 1. `robust=True` counts it as a perfect hit (hit = 1,
+    com = 1); it is the only case it changes, since any chunk to correct or any change makes a count non-zero."""
     ne = tp + fp_ne + fn
     proposed = tp + (fp_ne + fp_un)
     hit = ratio(tp, ne, ne == 0, 0.0)
+    if robust:
+        hit = choose((ne == 0) & (fp_un == 0), 1.0, hit)
     err = ratio(fp_ne, ne, ne == 0, 0.0)
     und = ratio(fn, ne, ne == 0, 0.0)
     ove = ratio(fp_un, proposed, proposed == 0, 0.0)
@@ -716,17 +725,18 @@ def heuo_indicators(tp: Value, fp_ne: Value, fp_un: Value, fn: Value, alpha: Seq
     return {"com": com, "hit": hit, "err": err, "und": und, "ove": ove}
 
 
-def heuo(counts: np.ndarray, alpha: Sequence[Any]) -> np.ndarray:
+def heuo(counts: np.ndarray, alpha: Sequence[Any], robust: bool = False) -> np.ndarray:
     """CLEME2.0's `com` of `(..., 6)` arrays of TP, FP, FP_ne, FP_un, FN, TN (`heuo_indicators`)."""
-    return heuo_indicators(counts[..., 0], counts[..., 2], counts[..., 3], counts[..., 4], alpha)["com"]
+    return heuo_indicators(counts[..., 0], counts[..., 2], counts[..., 3], counts[..., 4], alpha, robust)["com"]
 
 
-def heuo_greedy(per_sentence: Sequence[Sequence[ChunkCounts]], alpha: Sequence[float]) -> GreedyReferences:
+def heuo_greedy(per_sentence: Sequence[Sequence[ChunkCounts]], alpha: Sequence[float],
+                robust: bool = False) -> GreedyReferences:
     """Corpus CLEME2.0 with its greedy reference choice (`HEUO.corpus`: `[com(total + c), tp, -fp, -fn, tn]` of
     the candidate `c`) on resamples."""
     def key(running: np.ndarray, candidates: np.ndarray) -> tuple[np.ndarray, ...]:
-        return (heuo(running + candidates, alpha), candidates[..., 0], -candidates[..., 1], -candidates[..., 4],
-                candidates[..., 5])
+        return (heuo(running + candidates, alpha, robust), candidates[..., 0], -candidates[..., 1],
+                -candidates[..., 4], candidates[..., 5])
 
     return GreedyReferences([[(c.tp, c.fp, c.fp_ne, c.fp_un, c.fn, c.tn) for c in refs] for refs in per_sentence],
-                            key, lambda totals: heuo(totals, alpha))
+                            key, lambda totals: heuo(totals, alpha, robust))

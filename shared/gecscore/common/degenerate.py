@@ -8,8 +8,11 @@ which edits, how many tokens).
 `robust=True` means the same for every metric: scores stay in [0, 1]; an empty (or whitespace-only) prediction of
 a non-empty source is scored as the unchanged source (`robust_predictions`), so it can never score above leaving
 the sentence alone; edits the metric cannot see (zero-mass UOT edits, CLEME2.0 chunks whose weights are float
-noise) are handled by the metric's explicit rule, which its card states. Without `robust`, the published metric's
-number is returned and the sentence is only flagged. Sentences that are not flagged score the same in both modes.
+noise) are handled by the metric's explicit rule, which its card states; and a prediction identical to a
+reference is a perfect correction, scoring exactly 1 against it with no flag on its sentence (UOT-ERRANT's plan
+and CLEME2.0's empty hit otherwise score it below 1). Without `robust`, the published metric's number is returned
+and the sentence is only flagged (a flag on a perfect correction says so in a `note`). Sentences that are neither
+flagged nor perfect score the same in both modes.
 """
 
 from __future__ import annotations

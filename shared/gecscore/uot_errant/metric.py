@@ -29,7 +29,7 @@ from gecscore.common.statistics import Statistics
 from gecscore.common.errant_scoring import PRF, Counts, FScore, total, typed_edit_counts
 from gecscore.common.signature import make_signature
 from gecscore.uot_errant.transport import (
-    Transport, edit_masses, edit_vectors, transport, typed_transport_counts, variant_texts,
+    Transport, edit_masses, edit_vectors, perfect_transport, transport, typed_transport_counts, variant_texts,
 )
 from gecscore.common.validation import check_references, check_texts
 
@@ -451,7 +451,8 @@ class UOTErrant:
             row, row_t = [], []
             for r, ref in enumerate(refs):
                 if (i, r, hyp.edits) not in solved:
-                    t = transport(hyp.vectors, ref.vectors, hyp.masses, ref.masses, cost=cfg.cost, reg=cfg.reg,
+                    t = perfect_transport(hyp.masses) if cfg.robust and hyp.edits == ref.edits else \
+                        transport(hyp.vectors, ref.vectors, hyp.masses, ref.masses, cost=cfg.cost, reg=cfg.reg,
                                   reg_m=cfg.reg_m, robust=cfg.robust)
                     solved[i, r, hyp.edits] = t, typed_transport_counts(hyp.edits, ref.edits, hyp.masses,
                                                                         ref.masses, t)
@@ -466,7 +467,10 @@ class UOTErrant:
                                            dropped_ref_edits=list(t.dropped_ref)))
             per_sentence.append(row)
             transports.append(row_t)
-        if cfg.robust:
+        if cfg.robust:  # a perfect correction is not flagged for what the other references' transports did
+            perfect = {i for i, (hyp, refs) in enumerate(zip(hyp_sets, ref_sets))
+                       if any(hyp.edits == ref.edits for ref in refs)}
+            degenerate = [d for d in degenerate if d["index"] not in perfect]
             unsound = sorted({d["index"] for d in degenerate if any("non-finite" in x for x in d.get("issues", ()))})
             message = "non-finite transport plans (nothing transported there)"
         else:

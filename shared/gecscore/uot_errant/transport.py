@@ -259,6 +259,15 @@ def transport(hyp_vectors: np.ndarray, ref_vectors: np.ndarray, a: np.ndarray, b
     return Transport(plan, plan.sum(axis=1), plan.sum(axis=0), messages, tuple(issues), dropped_h, dropped_r, over)
 
 
+def perfect_transport(a: np.ndarray) -> Transport:
+    """Identical edit sets (a prediction equal to the reference): every edit sent onto itself with all its mass.
+
+    Robust mode only. The entropic, mass-relaxed plan of two identical sets moves a little less (or, unrobust,
+    more) than every mass, so a perfect correction would score 0.9 or 1.02; this is the plan it approximates, and
+    it scores P = R = F = 1 exactly, as ERRANT does."""
+    return Transport(np.diag(a), a.copy(), a.copy())
+
+
 def typed_transport_counts(hyp_edits: Sequence[Edit], ref_edits: Sequence[Edit], a: np.ndarray, b: np.ndarray,
                            result: Transport) -> dict[str, Counts]:
     """UOT counts per error type: hyp edit i adds TP = sent mass, FP = a_i − sent; ref edit j adds FN = b_j − received.
