@@ -112,7 +112,8 @@ def test_cli_bootstrap_text_output(files, capsys):
     run = score("errant", sources, predictions, [[r] for r in refs0])
     ci = confidence_interval(run.statistic, len(sources), n_samples=100)
     assert run.statistic(np.arange(len(sources))) == run.scores["f0.5"]
-    assert out.splitlines()[1] == f"f0.5\t{run.scores['f0.5']:.6f} (μ = {ci.mean:.4f} ± {ci.ci:.4f})"
+    assert out.splitlines()[1] == (f"f0.5\t{run.scores['f0.5']:.6f} (95% CI [{ci.low:.4f}, {ci.high:.4f}], "
+                                   "percentile bootstrap)")
     assert out.splitlines()[-1].endswith("|bs:100|rs:12345")
 
 

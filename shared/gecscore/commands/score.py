@@ -30,11 +30,11 @@ def register(subparsers: Any) -> None:
         description="Score systems' output with a gecscore metric and print the corpus scores and the signature. "
                     "Files hold one whitespace-tokenised sentence a line (raw text with --tokenize where the metric "
                     "offers it). One system prints its scores; several (--predictions A B ..., or a folder of *.txt) "
-                    "are scored in one run and ranked by the headline score with 95% bootstrap intervals, and with "
-                    "--baseline each is tested against the baseline (paired bootstrap or approximate "
-                    "randomisation). --bootstrap N sets the resamples (one system: adds a 95% interval; with "
-                    "--predictions2 too, a paired test of the second system against the first). Resamples reuse "
-                    "the per-sentence statistics of the one run: no model runs again.",
+                    "are scored in one run and ranked by the headline score with 95% percentile-bootstrap "
+                    "intervals, and with --baseline each is tested against the baseline (paired bootstrap or "
+                    "approximate randomisation). --bootstrap N sets the resamples (one system: adds a 95% "
+                    "percentile interval; with --predictions2 too, a paired test of the second system against the "
+                    "first). Resamples reuse the per-sentence statistics of the one run: no model runs again.",
     )
     parser.add_argument("metric", choices=registry.NAMES, help="; ".join(
         [f"{s.name}: {s.title}, {s.summary}" for s in registry.SPECS.values()]
@@ -397,8 +397,8 @@ def legacy_result(metric: str, board: Any, *, bootstrapped: bool) -> dict[str, A
 
 
 def _interval(key: str, interval: Any) -> dict[str, Any]:
-    return {"score": key, "mean": interval.mean, "ci": interval.ci, "n_samples": interval.n_samples,
-            "seed": interval.seed}
+    return {"score": key, "low": interval.low, "high": interval.high, "method": interval.method,
+            "mean": interval.mean, "ci": interval.ci, "n_samples": interval.n_samples, "seed": interval.seed}
 
 
 def _label(path: Path) -> str:
@@ -427,8 +427,8 @@ def _with_lines(message: str, args: argparse.Namespace, files: dict[str, Path]) 
 
 
 def format_result(result: dict[str, Any], main: str) -> str:
-    """Tab-separated `key value [value2]` lines: headline first (with `mean ± ci` when bootstrapped), the other
-    scalars, the paired test and the signature."""
+    """Tab-separated `key value [value2]` lines: headline first (with its 95% interval, method named, when
+    bootstrapped), the other scalars, the paired test and the signature."""
     second = result.get("predictions2")
     keys = [main] + [k for k, v in result.items()
                      if k != main and isinstance(v, (int, float)) and not isinstance(v, bool)]
@@ -436,7 +436,8 @@ def format_result(result: dict[str, Any], main: str) -> str:
     def cell(entry: dict[str, Any], key: str) -> str:
         text = f"{entry[key]:.6f}" if isinstance(entry[key], float) else str(entry[key])
         if key == main and "bootstrap" in entry:
-            text += f" (μ = {entry['bootstrap']['mean']:.4f} ± {entry['bootstrap']['ci']:.4f})"
+            interval = entry["bootstrap"]
+            text += f" (95% CI [{interval['low']:.4f}, {interval['high']:.4f}], {interval['method']} bootstrap)"
         return text
 
     lines = [f"metric\t{result['metric']}"]
