@@ -117,6 +117,25 @@ def test_cli_bootstrap_text_output(files, capsys):
     assert out.splitlines()[-1].endswith("|bs:100|rs:12345")
 
 
+@pytest.mark.parametrize("metric, flags, options", [
+    ("errant", ["-o", "convention=gec-metrics", "-cat", "3"], {"convention": "gec-metrics", "return_types": 3}),
+    ("errant", ["--convention", "gec-metrics", "-cat", "1"], {"convention": "gec-metrics", "return_types": 1}),
+    ("uot_errant", ["-o", "variant=errant", "-cat", "2"], {"variant": "errant", "return_types": 2})])
+def test_cli_text_prints_the_per_type_table(files, capsys, metric, flags, options):
+    """-cat without errant_compare's printout (its convention) prints the per-type table in text, as --json has it."""
+    (src, sources), (hyp, predictions), (r0, refs0) = files["seeda_src"], files["t5"], files["seeda_ref0"]
+    assert main(["score", metric, "--sources", str(src), "--predictions", str(hyp), "--references", str(r0),
+                 *flags]) == 0
+    out = capsys.readouterr().out.splitlines()
+    types = score(metric, sources, predictions, [[r] for r in refs0], **options).details["types"]
+    assert types["rows"] and f"predictions: per type (level {options['return_types']})" in out
+    for name, row in types["rows"].items():
+        cells = [f"{row[k]:.0f}" for k in ("tp", "fp", "fn")] + [f"{row[k]:.4f}" for k in ("precision", "recall",
+                                                                                          "f0.5")]
+        assert [name, *cells] in [line.split() for line in out], name
+    assert out[-1].startswith("signature\t")
+
+
 def test_cli_reference_free_with_a_tiny_model(files, tiny_modernbert, capsys):
     (src, sources), (hyp, predictions) = files["src"], files["hyp"]
     printed = run_json(["impara_ged", "--sources", src, "--predictions", hyp, "--model", tiny_modernbert,

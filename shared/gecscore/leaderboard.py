@@ -115,6 +115,12 @@ class Leaderboard:
                          "robust mode keeps them in range)")
         return render(tables, fmt, digits=digits, notes=notes + [f"signature: {self.signature}"])
 
+    def render_types(self, *, digits: int = 4) -> str:
+        """Only the per-type tables, as text ('' when no system has one): what a single-system printout adds after
+        its scores, the same tables as the leaderboard's."""
+        tables = self._type_tables(long=False)
+        return render(tables, "text", digits=digits) if tables else ""
+
     def plot(self, directory: str | Path) -> list[Path]:
         """`leaderboard.png`/`.svg` (scores with intervals) in `directory` and, when the results have per-type
         tables, `types.png`/`.svg` (per-type precision and recall, systems side by side); the written paths."""

@@ -351,7 +351,7 @@ def score(args: argparse.Namespace) -> int:
         print(errant_compare_printout(next(iter(board.results.values())), options, args.cat, board.signature))
     elif legacy:
         result = legacy_result(args.metric, board, bootstrapped=bool(args.bootstrap))
-        print(to_json(result) if args.format == "json" else format_result(result, board.main))
+        print(to_json(result) if args.format == "json" else format_result(result, board.main, board.render_types()))
     else:
         print(board.render(args.format))
     return 0
@@ -426,9 +426,10 @@ def _with_lines(message: str, args: argparse.Namespace, files: dict[str, Path]) 
     return _POSITION.sub(where, message)
 
 
-def format_result(result: dict[str, Any], main: str) -> str:
+def format_result(result: dict[str, Any], main: str, types: str = "") -> str:
     """Tab-separated `key value [value2]` lines: headline first (with its 95% interval, method named, when
-    bootstrapped), the other scalars, the paired test and the signature."""
+    bootstrapped), the other scalars, the paired test, the per-type tables (`types`, already rendered; the details
+    are not scalars, so they would be lost otherwise) and the signature."""
     second = result.get("predictions2")
     keys = [main] + [k for k, v in result.items()
                      if k != main and isinstance(v, (int, float)) and not isinstance(v, bool)]
@@ -448,5 +449,7 @@ def format_result(result: dict[str, Any], main: str) -> str:
     if "paired_bootstrap" in result:
         test = result["paired_bootstrap"]
         lines.append(f"paired_bootstrap\tdifference {test['difference']:+.6f}\tp = {test['p_value']:.4f}")
+    if types:
+        lines += ["", types, ""]
     lines.append(f"signature\t{result['signature']}")
     return "\n".join(lines)
