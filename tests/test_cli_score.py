@@ -65,7 +65,7 @@ def test_cli_equals_api_with_references(files, tmp_path, capsys):
     assert printed["signature"] == api["signature"]
     rows = [json.loads(line) for line in (tmp_path / "s.jsonl").read_text().splitlines()]
     assert [row["f0.5"] for row in rows] == api["sentence_scores"]
-    assert [row["line"] for row in rows] == list(range(1, len(sources) + 1))
+    assert [(row["index"], row["line"]) for row in rows] == [(i, i + 1) for i in range(len(sources))]
 
 
 def test_cli_gold_m2_equals_api(files, capsys):

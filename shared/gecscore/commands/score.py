@@ -370,12 +370,13 @@ def errant_compare_printout(result: Any, options: dict[str, Any], level: int | N
 
 
 def write_sentences(path: Path, results: dict[str, Any]) -> None:
-    """Per-sentence records as JSON lines (`line`, and `system` when there are several)."""
+    """Per-sentence records as JSON lines: the 0-based `index` (as `degenerate_sentences` names sentences), the
+    1-based `line` of the input files, `system` when there are several, then the record."""
     with path.open("w", encoding="utf-8") as out:
         for key, system in results.items():
             for i, record in enumerate(system.sentences):
                 row = record if len(results) == 1 else {"system": key, **record}
-                out.write(json.dumps({"line": i + 1, **row}, ensure_ascii=False, default=float) + "\n")
+                out.write(json.dumps({"index": i, "line": i + 1, **row}, ensure_ascii=False, default=float) + "\n")
 
 
 def legacy_result(metric: str, board: Any, *, bootstrapped: bool) -> dict[str, Any]:
