@@ -174,7 +174,7 @@ def test_text_and_markdown_tables_with_per_type_tables(board):
         ["VERB:SVA", "1.5000", "0", "1", "1.0000", "0.6000", "0.8824"]]
     assert lines[-1] == f"signature: {board.signature}" and board.signature.endswith("|bs:100|rs:12345")
     assert "* p < 0.05" in lines[-2]
-    assert "95% CI: percentile bootstrap, the 2.5th and 97.5th percentiles of 100 resampled scores" in lines[-2]
+    assert "95% CI: percentile bootstrap, 100 resamples (seed 12345)" in lines[-2]
     markdown = board.render("markdown", digits=2)
     assert "| 1 | A & B\\|C | 0.50 | [0.50, 0.50] | +0.25 | 0.01\\* |" in markdown
     assert "|---:|---|---:|---|---:|---:|" in markdown and "**base_1: per type (level 2)**" in markdown

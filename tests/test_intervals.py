@@ -63,7 +63,7 @@ def test_leaderboard_shows_the_percentile_interval_and_names_it():
     assert near.high <= 1 < near.mean + near.ci
     text = board.render("text")
     assert f"[{near.low:.4f}, {near.high:.4f}]" in text and "95% CI (percentile)" in text
-    assert "95% CI: percentile bootstrap, the 2.5th and 97.5th percentiles of 1000 resampled scores" in text
+    assert "95% CI: percentile bootstrap, 1000 resamples (seed 12345)" in text
     assert json.loads(board.render("json"))["systems"][0]["interval"] == {**near.as_dict(), "method": "percentile"}
 
 

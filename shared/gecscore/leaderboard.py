@@ -17,9 +17,9 @@ from pathlib import Path
 from typing import Any, Literal, Mapping, Sequence
 
 from gecscore import registry
-from gecscore.common.bootstrap import (DEFAULT_AR_SAMPLES, DEFAULT_SAMPLES, DEFAULT_SEED, INTERVAL_METHOD,
-                                       PERCENTILES, Interval, confidence_interval, paired_approximate_randomization,
-                                       paired_bootstrap, signature_suffix)
+from gecscore.common.bootstrap import (DEFAULT_AR_SAMPLES, DEFAULT_SAMPLES, DEFAULT_SEED, INTERVAL_METHOD, Interval,
+                                       confidence_interval, paired_approximate_randomization, paired_bootstrap,
+                                       signature_suffix)
 from gecscore.common.results import MetricResult
 from gecscore.common.tables import FORMATS, Table, render, to_json
 from gecscore.common.trust import flag_counts, flag_note, flagged_sentences, out_of_range
@@ -211,8 +211,8 @@ class Leaderboard:
         """Sentences, resampling and test settings in words; `mark` is how significant rows are shown."""
         if not self.n_samples:
             return f"{self.n} sentences."
-        text = (f"{self.n} sentences; 95% CI: {INTERVAL_METHOD} bootstrap, the {PERCENTILES[0]:g}th and "
-                f"{PERCENTILES[1]:g}th percentiles of {self.bootstrap_samples} resampled scores (seed {self.seed})")
+        text = (f"{self.n} sentences; 95% CI: {INTERVAL_METHOD} bootstrap, {self.bootstrap_samples} resamples "
+                f"(seed {self.seed})")
         if self.baseline is not None:
             text += (f"{sep}p: {TEST_NAMES[self.test]} against {self.baseline} ({self.n_samples} "
                      f"{'resamples' if self.test == 'bs' else 'trials'}), {mark} p < {ALPHA}")
