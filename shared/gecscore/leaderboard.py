@@ -118,7 +118,7 @@ class Leaderboard:
     def render_types(self, *, digits: int = 4) -> str:
         """Only the per-type tables, as text ('' when no system has one): what a single-system printout adds after
         its scores, the same tables as the leaderboard's."""
-        tables = self._type_tables(long=False)
+        tables = self._type_tables(long=False, digits=digits)
         return render(tables, "text", digits=digits) if tables else ""
 
     def plot(self, directory: str | Path) -> list[Path]:
