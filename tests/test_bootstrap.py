@@ -71,7 +71,11 @@ def test_paired_bootstrap_is_sacrebleus():
     assert result.p_value == p
     assert result.system.mean == pytest.approx(mean, abs=1e-12) and result.system.ci == pytest.approx(ci, abs=1e-12)
     assert result.difference == pytest.approx(b[:, 0].sum() / b[:, 1].sum() - a[:, 0].sum() / a[:, 1].sum())
-    assert result.as_dict()["system"]["low"] == result.system.mean - result.system.ci
+    # what is shown is the percentile interval of the same resamples, not sacrebleu's mean ± ci
+    indices = np.random.default_rng(7).choice(60, size=(300, 60), replace=True)
+    resampled = [b[row, 0].sum() / b[row, 1].sum() for row in indices]
+    shown = result.as_dict()["system"]
+    assert (shown["low"], shown["high"], shown["method"]) == (*np.percentile(resampled, [2.5, 97.5]), "percentile")
 
 
 def test_paired_bootstrap_separates_real_differences_from_noise():
@@ -97,6 +101,16 @@ def test_interval_is_seeded_and_covers_the_mean():
     assert ci.low < ci.score < ci.high
     assert signature_suffix(1000, 12345) == "bs:1000|rs:12345"
     np.testing.assert_array_equal(resample_indices(5, 3, 4), np.random.default_rng(4).choice(5, size=(3, 5)))
+
+
+def test_percentile_interval_follows_the_resamples_without_clipping():
+    # an unbounded statistic (UOT-ERRANT's published scores can leave [0, 1]): the interval is not clipped
+    values = np.array([0.5, 1.5, 2.0, 3.0])
+    ci = confidence_interval(SentenceMean(values), 4, n_samples=200, seed=3)
+    means = values[np.random.default_rng(3).choice(4, size=(200, 4), replace=True)].mean(axis=1)
+    assert (ci.low, ci.high) == tuple(np.percentile(means, [2.5, 97.5]))
+    assert ci.high > 1 and ci.method == "percentile"
+    assert (ci.mean, ci.ci) == estimate_ci(means)  # sacrebleu's numbers stay available
 
 
 def test_estimate_ci_uses_sacrebleus_order_statistics():

@@ -65,7 +65,7 @@ def test_cli_equals_api_with_references(files, tmp_path, capsys):
     assert printed["signature"] == api["signature"]
     rows = [json.loads(line) for line in (tmp_path / "s.jsonl").read_text().splitlines()]
     assert [row["f0.5"] for row in rows] == api["sentence_scores"]
-    assert [row["line"] for row in rows] == list(range(1, len(sources) + 1))
+    assert [(row["index"], row["line"]) for row in rows] == [(i, i + 1) for i in range(len(sources))]
 
 
 def test_cli_gold_m2_equals_api(files, capsys):
@@ -112,8 +112,28 @@ def test_cli_bootstrap_text_output(files, capsys):
     run = score("errant", sources, predictions, [[r] for r in refs0])
     ci = confidence_interval(run.statistic, len(sources), n_samples=100)
     assert run.statistic(np.arange(len(sources))) == run.scores["f0.5"]
-    assert out.splitlines()[1] == f"f0.5\t{run.scores['f0.5']:.6f} (μ = {ci.mean:.4f} ± {ci.ci:.4f})"
+    assert out.splitlines()[1] == (f"f0.5\t{run.scores['f0.5']:.6f} (95% CI [{ci.low:.4f}, {ci.high:.4f}], "
+                                   "percentile bootstrap)")
     assert out.splitlines()[-1].endswith("|bs:100|rs:12345")
+
+
+@pytest.mark.parametrize("metric, flags, options", [
+    ("errant", ["-o", "convention=gec-metrics", "-cat", "3"], {"convention": "gec-metrics", "return_types": 3}),
+    ("errant", ["--convention", "gec-metrics", "-cat", "1"], {"convention": "gec-metrics", "return_types": 1}),
+    ("uot_errant", ["-o", "variant=errant", "-cat", "2"], {"variant": "errant", "return_types": 2})])
+def test_cli_text_prints_the_per_type_table(files, capsys, metric, flags, options):
+    """-cat without errant_compare's printout (its convention) prints the per-type table in text, as --json has it."""
+    (src, sources), (hyp, predictions), (r0, refs0) = files["seeda_src"], files["t5"], files["seeda_ref0"]
+    assert main(["score", metric, "--sources", str(src), "--predictions", str(hyp), "--references", str(r0),
+                 *flags]) == 0
+    out = capsys.readouterr().out.splitlines()
+    types = score(metric, sources, predictions, [[r] for r in refs0], **options).details["types"]
+    assert types["rows"] and f"predictions: per type (level {options['return_types']})" in out
+    for name, row in types["rows"].items():
+        cells = [f"{row[k]:.0f}" for k in ("tp", "fp", "fn")] + [f"{row[k]:.4f}" for k in ("precision", "recall",
+                                                                                          "f0.5")]
+        assert [name, *cells] in [line.split() for line in out], name
+    assert out[-1].startswith("signature\t")
 
 
 def test_cli_reference_free_with_a_tiny_model(files, tiny_modernbert, capsys):

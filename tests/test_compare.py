@@ -164,7 +164,7 @@ def test_ties_share_a_rank_and_keep_input_order(board):
 def test_text_and_markdown_tables_with_per_type_tables(board):
     text = board.render("text")
     lines = text.splitlines()
-    assert lines[0].split() == ["rank", "system", "f0.5", "95%", "CI", "Δ", "vs", "base_1", "p"]
+    assert lines[0].split() == ["rank", "system", "f0.5", "95%", "CI", "(percentile)", "Δ", "vs", "base_1", "p"]
     assert lines[1].startswith("   1  A & B|C  0.5000  [0.5000, 0.5000]") and lines[1].endswith("0.0099*")
     assert lines[3].endswith("baseline")
     assert "A & B|C: per type (level 2)" in text and "VERB:SVA" in text and "1.5000" in text
@@ -174,6 +174,7 @@ def test_text_and_markdown_tables_with_per_type_tables(board):
         ["VERB:SVA", "1.5000", "0", "1", "1.0000", "0.6000", "0.8824"]]
     assert lines[-1] == f"signature: {board.signature}" and board.signature.endswith("|bs:100|rs:12345")
     assert "* p < 0.05" in lines[-2]
+    assert "95% CI: percentile bootstrap, 100 resamples (seed 12345)" in lines[-2]
     markdown = board.render("markdown", digits=2)
     assert "| 1 | A & B\\|C | 0.50 | [0.50, 0.50] | +0.25 | 0.01\\* |" in markdown
     assert "|---:|---|---:|---|---:|---:|" in markdown and "**base_1: per type (level 2)**" in markdown
@@ -181,7 +182,7 @@ def test_text_and_markdown_tables_with_per_type_tables(board):
 
 def test_latex_is_booktabs_with_escaped_names(board):
     latex = board.render("latex")
-    assert latex.startswith("\\begin{tabular}{rlrlrr}\n\\toprule\nrank & system & f0.5 & 95\\% CI & $\\Delta$ vs "
+    assert latex.startswith("\\begin{tabular}{rlrlrr}\n\\toprule\nrank & system & f0.5 & 95\\% CI (percentile) & $\\Delta$ vs "
                             "base\\_1 & p \\\\\n\\midrule")
     assert "1 & A \\& B\\textbar{}C & 0.5000" in latex and "tie\\%" in latex
     assert "\\multicolumn{7}{l}{A \\& B\\textbar{}C: per type (level 2)}" in latex
@@ -195,6 +196,7 @@ def test_csv_has_full_precision_and_a_long_per_type_table(board):
     assert [r["system"] for r in rows] == ["A & B|C", "tie%", "base_1"]
     assert float(rows[0]["p_value"]) == board.row("A & B|C").p_value and rows[2]["p_value"] == ""
     assert rows[0]["precision"] == "0.5" and float(rows[0]["low"]) == board.row("A & B|C").interval.low
+    assert {r["interval_method"] for r in rows} == {"percentile"}
     typed = list(csv.DictReader(io.StringIO(types)))
     assert [(r["system"], r["type"]) for r in typed] == [("A & B|C", "DET"), ("A & B|C", "VERB:SVA"),
                                                          ("base_1", "DET"), ("base_1", "VERB:SVA")]
@@ -207,6 +209,7 @@ def test_json_holds_everything(board):
     assert data["test"] == "paired bootstrap" and data["sentences"] == 4
     first = data["systems"][0]
     assert first["system"] == "A & B|C" and first["interval"]["low"] == board.rows[0].interval.low
+    assert first["interval"]["method"] == "percentile"
     assert first["details"]["types"]["rows"]["DET"]["tp"] == 3.0 and first["scores"]["precision"] == 0.5
     with pytest.raises(ValueError, match="unknown format 'html'"):
         board.render("html")

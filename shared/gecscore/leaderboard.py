@@ -1,8 +1,8 @@
 """Many systems in one call: `compare(metric, sources, systems, references, baseline=...)` scores every system in
-one `registry.run_systems` run (shared parses and encoder caches), gives each its corpus score and 95% bootstrap
-interval (one seed for all, so the intervals are comparable), ranks them by the metric's headline score and, with
-a baseline, tests every other system against it (paired bootstrap or approximate randomisation, as sacrebleu
-does). The `Leaderboard` renders as text, Markdown, LaTeX, CSV or JSON and plots as PNG and SVG.
+one `registry.run_systems` run (shared parses and encoder caches), gives each its corpus score and 95% percentile
+bootstrap interval (one seed for all, so the intervals are comparable), ranks them by the metric's headline score
+and, with a baseline, tests every other system against it (paired bootstrap or approximate randomisation, as
+sacrebleu does). The `Leaderboard` renders as text, Markdown, LaTeX, CSV or JSON and plots as PNG and SVG.
 
 Every format says what it cannot vouch for (`gecscore.common.trust`): each system's flagged sentences with their
 reasons, and a system whose corpus scores leave the metric's range (a published-mode UOT-ERRANT F0.5 of 3479) is
@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any, Literal, Mapping, Sequence
 
 from gecscore import registry
-from gecscore.common.bootstrap import (DEFAULT_AR_SAMPLES, DEFAULT_SAMPLES, DEFAULT_SEED, Interval,
+from gecscore.common.bootstrap import (DEFAULT_AR_SAMPLES, DEFAULT_SAMPLES, DEFAULT_SEED, INTERVAL_METHOD, Interval,
                                        confidence_interval, paired_approximate_randomization, paired_bootstrap,
                                        signature_suffix)
 from gecscore.common.results import MetricResult
@@ -36,8 +36,9 @@ OUT_OF_RANGE = "!"
 
 @dataclass(frozen=True)
 class Row:
-    """One system: its rank (None: not ranked, see `unranked`), headline score, 95% interval, against the baseline
-    its difference and p-value, and what the row cannot vouch for (flagged sentences, out-of-range scores)."""
+    """One system: its rank (None: not ranked, see `unranked`), headline score, 95% percentile interval, against the
+    baseline its difference and p-value, and what the row cannot vouch for (flagged sentences, out-of-range
+    scores)."""
 
     rank: int | None
     system: str
@@ -50,7 +51,7 @@ class Row:
     unranked: str | None = None
 
     def as_dict(self) -> dict[str, Any]:
-        """Plain-Python fields (the interval with `low` and `high`)."""
+        """Plain-Python fields (the interval with its `low`, `high` and `method`)."""
         return {"rank": self.rank, "system": self.system, "score": self.score,
                 "interval": None if self.interval is None else self.interval.as_dict(),
                 "difference": self.difference, "p_value": self.p_value, "flagged": self.flagged,
@@ -114,6 +115,12 @@ class Leaderboard:
                          "robust mode keeps them in range)")
         return render(tables, fmt, digits=digits, notes=notes + [f"signature: {self.signature}"])
 
+    def render_types(self, *, digits: int = 4) -> str:
+        """Only the per-type tables, as text ('' when no system has one): what a single-system printout adds after
+        its scores, the same tables as the leaderboard's."""
+        tables = self._type_tables(long=False, digits=digits)
+        return render(tables, "text", digits=digits) if tables else ""
+
     def plot(self, directory: str | Path) -> list[Path]:
         """`leaderboard.png`/`.svg` (scores with intervals) in `directory` and, when the results have per-type
         tables, `types.png`/`.svg` (per-type precision and recall, systems side by side); the written paths."""
@@ -140,7 +147,7 @@ class Leaderboard:
         header, align = ["rank", "system", self.main], "rlr"
         rows: list[list[Any]] = [[r.rank, r.system, r.score] for r in self.rows]
         if self.n_samples:
-            header, align = header + ["95% CI"], align + "l"
+            header, align = header + [f"95% CI ({INTERVAL_METHOD})"], align + "l"
             for row, r in zip(rows, self.rows):
                 row.append(None if r.interval is None else
                            f"[{r.interval.low:.{digits}f}, {r.interval.high:.{digits}f}]")
@@ -166,11 +173,11 @@ class Leaderboard:
     def _csv_table(self) -> Table:
         keys = sorted({k for result in self.results.values() for k in result.scores} - {self.main})
         reasons = sorted({reason for r in self.rows for reason in r.flags})
-        header = ["rank", "system", self.main, "mean", "ci", "low", "high", "difference", "p_value", *keys,
-                  "flagged", *(f"flagged: {reason}" for reason in reasons), "not_ranked", "signature"]
+        header = ["rank", "system", self.main, "low", "high", "interval_method", "mean", "ci", "difference", "p_value",
+                  *keys, "flagged", *(f"flagged: {reason}" for reason in reasons), "not_ranked", "signature"]
         rows = [[r.rank, r.system, r.score,
-                 *((None,) * 4 if r.interval is None else (r.interval.mean, r.interval.ci, r.interval.low,
-                                                           r.interval.high)),
+                 *((None,) * 5 if r.interval is None else (r.interval.low, r.interval.high, r.interval.method,
+                                                           r.interval.mean, r.interval.ci)),
                  r.difference, r.p_value, *(self.results[r.system].scores.get(k) for k in keys),
                  r.flagged, *(r.flags.get(reason, 0) for reason in reasons), r.unranked, self.signature]
                 for r in self.rows]
@@ -204,7 +211,8 @@ class Leaderboard:
         """Sentences, resampling and test settings in words; `mark` is how significant rows are shown."""
         if not self.n_samples:
             return f"{self.n} sentences."
-        text = f"{self.n} sentences; 95% CI from {self.bootstrap_samples} bootstrap resamples (seed {self.seed})"
+        text = (f"{self.n} sentences; 95% CI: {INTERVAL_METHOD} bootstrap, {self.bootstrap_samples} resamples "
+                f"(seed {self.seed})")
         if self.baseline is not None:
             text += (f"{sep}p: {TEST_NAMES[self.test]} against {self.baseline} ({self.n_samples} "
                      f"{'resamples' if self.test == 'bs' else 'trials'}), {mark} p < {ALPHA}")

@@ -7,7 +7,7 @@ import gradio as gr
 from gecscore.spaces.inputs import read_corpus, required_text, text_lines
 from gecscore.spaces.layout import Page, metric_page, model_picker, option_control, serve
 from gecscore.spaces.loading import MetricHandle
-from gecscore.spaces.messages import guarded, ok_box
+from gecscore.spaces.messages import guarded, ok_box, position
 from gecscore.spaces.ranking_view import bars, ranking
 from gecscore.spaces.results import corpus_outputs
 
@@ -77,7 +77,7 @@ def build_demo(metric: MetricHandle | None = None) -> gr.Blocks:
         scores = out["sentence_scores"]
         best = max(range(len(hyps)), key=lambda i: scores[i])
         summary = (f"**Score:** {scores[0]:.4f}" if len(hyps) == 1 else
-                   f"**Mean score:** {out['score']:.4f} · **best:** line {best + 1} ({scores[best]:.4f})")
+                   f"**Mean score:** {out['score']:.4f} · **best:** {position(best)} ({scores[best]:.4f})")
         return (ok_box(f"Scored {len(hyps)} hypothes{'is' if len(hyps) == 1 else 'es'}.", out), summary,
                 bars(hyps, scores), ranking(hyps, scores), out)
 

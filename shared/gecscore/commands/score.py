@@ -30,11 +30,11 @@ def register(subparsers: Any) -> None:
         description="Score systems' output with a gecscore metric and print the corpus scores and the signature. "
                     "Files hold one whitespace-tokenised sentence a line (raw text with --tokenize where the metric "
                     "offers it). One system prints its scores; several (--predictions A B ..., or a folder of *.txt) "
-                    "are scored in one run and ranked by the headline score with 95% bootstrap intervals, and with "
-                    "--baseline each is tested against the baseline (paired bootstrap or approximate "
-                    "randomisation). --bootstrap N sets the resamples (one system: adds a 95% interval; with "
-                    "--predictions2 too, a paired test of the second system against the first). Resamples reuse "
-                    "the per-sentence statistics of the one run: no model runs again.",
+                    "are scored in one run and ranked by the headline score with 95% percentile-bootstrap "
+                    "intervals, and with --baseline each is tested against the baseline (paired bootstrap or "
+                    "approximate randomisation). --bootstrap N sets the resamples (one system: adds a 95% "
+                    "percentile interval; with --predictions2 too, a paired test of the second system against the "
+                    "first). Resamples reuse the per-sentence statistics of the one run: no model runs again.",
     )
     parser.add_argument("metric", choices=registry.NAMES, help="; ".join(
         [f"{s.name}: {s.title}, {s.summary}" for s in registry.SPECS.values()]
@@ -351,7 +351,7 @@ def score(args: argparse.Namespace) -> int:
         print(errant_compare_printout(next(iter(board.results.values())), options, args.cat, board.signature))
     elif legacy:
         result = legacy_result(args.metric, board, bootstrapped=bool(args.bootstrap))
-        print(to_json(result) if args.format == "json" else format_result(result, board.main))
+        print(to_json(result) if args.format == "json" else format_result(result, board.main, board.render_types()))
     else:
         print(board.render(args.format))
     return 0
@@ -370,12 +370,13 @@ def errant_compare_printout(result: Any, options: dict[str, Any], level: int | N
 
 
 def write_sentences(path: Path, results: dict[str, Any]) -> None:
-    """Per-sentence records as JSON lines (`line`, and `system` when there are several)."""
+    """Per-sentence records as JSON lines: the 0-based `index` (as `degenerate_sentences` names sentences), the
+    1-based `line` of the input files, `system` when there are several, then the record."""
     with path.open("w", encoding="utf-8") as out:
         for key, system in results.items():
             for i, record in enumerate(system.sentences):
                 row = record if len(results) == 1 else {"system": key, **record}
-                out.write(json.dumps({"line": i + 1, **row}, ensure_ascii=False, default=float) + "\n")
+                out.write(json.dumps({"index": i, "line": i + 1, **row}, ensure_ascii=False, default=float) + "\n")
 
 
 def legacy_result(metric: str, board: Any, *, bootstrapped: bool) -> dict[str, Any]:
@@ -397,8 +398,8 @@ def legacy_result(metric: str, board: Any, *, bootstrapped: bool) -> dict[str, A
 
 
 def _interval(key: str, interval: Any) -> dict[str, Any]:
-    return {"score": key, "mean": interval.mean, "ci": interval.ci, "n_samples": interval.n_samples,
-            "seed": interval.seed}
+    return {"score": key, "low": interval.low, "high": interval.high, "method": interval.method,
+            "mean": interval.mean, "ci": interval.ci, "n_samples": interval.n_samples, "seed": interval.seed}
 
 
 def _label(path: Path) -> str:
@@ -426,9 +427,10 @@ def _with_lines(message: str, args: argparse.Namespace, files: dict[str, Path]) 
     return _POSITION.sub(where, message)
 
 
-def format_result(result: dict[str, Any], main: str) -> str:
-    """Tab-separated `key value [value2]` lines: headline first (with `mean ± ci` when bootstrapped), the other
-    scalars, the paired test and the signature."""
+def format_result(result: dict[str, Any], main: str, types: str = "") -> str:
+    """Tab-separated `key value [value2]` lines: headline first (with its 95% interval, method named, when
+    bootstrapped), the other scalars, the paired test, the per-type tables (`types`, already rendered; the details
+    are not scalars, so they would be lost otherwise) and the signature."""
     second = result.get("predictions2")
     keys = [main] + [k for k, v in result.items()
                      if k != main and isinstance(v, (int, float)) and not isinstance(v, bool)]
@@ -436,7 +438,8 @@ def format_result(result: dict[str, Any], main: str) -> str:
     def cell(entry: dict[str, Any], key: str) -> str:
         text = f"{entry[key]:.6f}" if isinstance(entry[key], float) else str(entry[key])
         if key == main and "bootstrap" in entry:
-            text += f" (μ = {entry['bootstrap']['mean']:.4f} ± {entry['bootstrap']['ci']:.4f})"
+            interval = entry["bootstrap"]
+            text += f" (95% CI [{interval['low']:.4f}, {interval['high']:.4f}], {interval['method']} bootstrap)"
         return text
 
     lines = [f"metric\t{result['metric']}"]
@@ -447,5 +450,7 @@ def format_result(result: dict[str, Any], main: str) -> str:
     if "paired_bootstrap" in result:
         test = result["paired_bootstrap"]
         lines.append(f"paired_bootstrap\tdifference {test['difference']:+.6f}\tp = {test['p_value']:.4f}")
+    if types:
+        lines += ["", types, ""]
     lines.append(f"signature\t{result['signature']}")
     return "\n".join(lines)

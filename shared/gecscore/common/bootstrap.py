@@ -3,15 +3,21 @@
 The procedures are sacrebleu's (`sacrebleu/significance.py`), seed 12345 by default:
 
 * bootstrap: `n_samples` (1000) resamples of the sentence indices drawn with replacement by
-  `numpy.random.default_rng(seed).choice`; the interval is the mean of the resampled corpus scores ± half the width
-  between the 2.5% and 97.5% order statistics. The paired test scores both systems on the same index sets, centres
-  the absolute score differences on their mean and counts those that exceed the observed absolute difference.
+  `numpy.random.default_rng(seed).choice`; sacrebleu's interval is the mean of the resampled corpus scores ± half
+  the width between the 2.5% and 97.5% order statistics (`Interval.mean`, `Interval.ci`). The paired test scores
+  both systems on the same index sets, centres the absolute score differences on their mean and counts those that
+  exceed the observed absolute difference.
 * approximate randomisation: `n_samples` (10000) trials; one `default_rng(seed).integers(2, size=(n_samples, n),
   dtype=bool)` mask says, per trial and sentence, whether the first pseudo-system takes the baseline's sentence
   (and the second the system's) or the other way round; the test counts the trials whose absolute score
   difference of the two pseudo-systems exceeds the observed one (no centring).
 
 Both give p = (count + 1) / (n_samples + 1), with a strict `>`.
+
+The interval shown and returned (`Interval.low`, `Interval.high`) is the *percentile* bootstrap interval: the 2.5th
+and 97.5th percentiles of the same resampled corpus scores (`numpy.percentile`, linear interpolation). Unlike
+mean ± half-width, it never leaves the range the resampled scores keep (a near-perfect system's F0.5 interval ends
+at or below 1); sacrebleu's `mean` and `ci` stay in the result for parity.
 
 A *corpus statistic* is any callable `statistic(indices) -> float` that re-applies a metric's corpus rule (mean of
 sentence scores, greedy best reference, ...) to the sentences at `indices` (repeats allowed) from statistics cached
@@ -100,29 +106,46 @@ def p_value(null_statistics: np.ndarray, observed: float) -> float:
     return (int(np.sum(np.asarray(null_statistics) > observed)) + 1) / (len(null_statistics) + 1)
 
 
+#: How `Interval.low` and `Interval.high` are computed, as the outputs name it.
+INTERVAL_METHOD = "percentile"
+#: The percentiles of the resampled corpus scores that bound the 95% interval.
+PERCENTILES = (2.5, 97.5)
+
+
+def percentile_interval(scores: Sequence[float] | np.ndarray) -> tuple[float, float]:
+    """The 2.5th and 97.5th percentiles of the resampled scores: a 95% interval inside their range."""
+    values = np.asarray(scores, dtype=float)
+    if not len(values):
+        raise ValueError("no resampled scores")
+    low, high = np.percentile(values, PERCENTILES)
+    return float(low), float(high)
+
+
 @dataclass(frozen=True)
 class Interval:
-    """A corpus score, the mean of its bootstrap resamples and the 95% half-width (`mean ± ci`)."""
+    """A corpus score, its 95% percentile-bootstrap interval `[low, high]` and sacrebleu's `mean ± ci`.
+
+    `low`/`high` are what users see: percentiles of the resampled scores, so they respect the metric's range.
+    `mean`/`ci` are sacrebleu's `estimate_ci` of the same resamples, kept so that our numbers can be checked
+    against sacrebleu's; `mean ± ci` can leave the range and is not printed as the interval."""
 
     score: float
+    low: float
+    high: float
     mean: float
     ci: float
     n_samples: int
     seed: int | None
+    method: str = INTERVAL_METHOD
 
-    @property
-    def low(self) -> float:
-        """`mean - ci`."""
-        return self.mean - self.ci
-
-    @property
-    def high(self) -> float:
-        """`mean + ci`."""
-        return self.mean + self.ci
+    @classmethod
+    def of(cls, score: float, scores: Sequence[float] | np.ndarray, n_samples: int, seed: int | None) -> Interval:
+        """The interval of `score` from its resampled corpus `scores`."""
+        return cls(float(score), *percentile_interval(scores), *estimate_ci(scores), int(n_samples), seed)
 
     def as_dict(self) -> dict[str, Any]:
-        """Plain-Python fields plus `low` and `high`."""
-        return {**asdict(self), "low": self.low, "high": self.high}
+        """Plain-Python fields."""
+        return asdict(self)
 
 
 @dataclass(frozen=True)
@@ -169,10 +192,9 @@ def _full(n: int) -> np.ndarray:
 
 def confidence_interval(statistic: CorpusStatistic, n: int, *, n_samples: int = DEFAULT_SAMPLES,
                         seed: int | None = DEFAULT_SEED) -> Interval:
-    """The corpus score of all `n` sentences with the mean and 95% half-width of its bootstrap resamples."""
+    """The corpus score of all `n` sentences with the 95% interval of its bootstrap resamples (`Interval`)."""
     scores = resampled_scores(statistic, resample_indices(n, n_samples, seed))
-    mean, ci = estimate_ci(scores)
-    return Interval(float(statistic(_full(n))), mean, ci, int(n_samples), seed)
+    return Interval.of(statistic(_full(n)), scores, n_samples, seed)
 
 
 def paired_bootstrap(baseline: CorpusStatistic, system: CorpusStatistic, n: int, *,
@@ -187,7 +209,7 @@ def paired_bootstrap(baseline: CorpusStatistic, system: CorpusStatistic, n: int,
     base_score, sys_score = float(baseline(_full(n))), float(system(_full(n)))
     diffs = np.abs(sys_scores - base_scores)
     p = p_value(diffs - diffs.mean(), abs(sys_score - base_score))
-    intervals = [Interval(score, *estimate_ci(scores), int(n_samples), seed)
+    intervals = [Interval.of(score, scores, n_samples, seed)
                  for score, scores in ((base_score, base_scores), (sys_score, sys_scores))]
     return PairedResult(intervals[0], intervals[1], sys_score - base_score, p)
 

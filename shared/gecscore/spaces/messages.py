@@ -5,7 +5,7 @@ from __future__ import annotations
 import functools
 import html
 import logging
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Mapping, Sequence
 
 from gecscore.spaces.inputs import InputError
 
@@ -34,15 +34,35 @@ def ok_box(message: str, result: Mapping[str, Any] | None = None) -> str:
     return f"\u2713 {message}" + degenerate_note(result)
 
 
+#: How many flagged sentences a note names per reason.
+SHOWN_INDEXES = 8
+
+
+def position(index: int) -> str:
+    """'index i (line i + 1)': the 0-based index of the results next to the 1-based line a user counts in a file."""
+    return f"index {index} (line {index + 1})"
+
+
+def positions(indexes: Sequence[int]) -> str:
+    """'sentence index i (line i + 1)' for one, 'sentence indexes i, j (lines i + 1, j + 1)' for several (the first
+    `SHOWN_INDEXES`, then how many more)."""
+    distinct = sorted(set(indexes))
+    if len(distinct) == 1:
+        return f"sentence {position(distinct[0])}"
+    shown = distinct[:SHOWN_INDEXES]
+    more = f" and {len(distinct) - len(shown)} more" if len(distinct) > len(shown) else ""
+    return f"sentence indexes {', '.join(map(str, shown))} (lines {', '.join(str(i + 1) for i in shown)}){more}"
+
+
 def degenerate_note(result: Mapping[str, Any] | None) -> str:
-    """' ⚠ ...' naming the flagged sentences (1-based, as the tables number them) and why, or ''."""
+    """' ⚠ ...' naming the flagged sentences by 0-based index and 1-based line, and why, or ''."""
     records = (result or {}).get("degenerate_sentences") or []
     if not records:
         return ""
     reasons: dict[str, list[int]] = {}
     for record in records:
-        reasons.setdefault(record["reason"], []).append(record["index"] + 1)
-    parts = [f"{reason}: sentence {', '.join(map(str, sorted(set(rows))[:8]))}" for reason, rows in reasons.items()]
+        reasons.setdefault(record["reason"], []).append(record["index"])
+    parts = [f"{reason}: {positions(rows)}" for reason, rows in reasons.items()]
     mode = "robust" if "robust:True" in str((result or {}).get("signature", "")) else "published"
     return (f" \u26a0 Degenerate — {'; '.join(parts)} ({mode} mode; see `degenerate_sentences` in the result and the "
             "card's robust mode).")

@@ -8,10 +8,11 @@ import pandas as pd
 
 
 def ranking(hypotheses: Sequence[str], scores: Sequence[float]) -> pd.DataFrame:
-    """Hypotheses from best to worst (ties keep the input order), with rank, score and input position."""
+    """Hypotheses from best to worst (ties keep the input order), with rank, score and input position (0-based
+    index, 1-based line)."""
     order = sorted(range(len(hypotheses)), key=lambda i: -scores[i])
-    rows = [(rank, float(scores[i]), hypotheses[i], i + 1) for rank, i in enumerate(order, start=1)]
-    return pd.DataFrame(rows, columns=["rank", "score", "hypothesis", "line"]).round(4)
+    rows = [(rank, float(scores[i]), hypotheses[i], i, i + 1) for rank, i in enumerate(order, start=1)]
+    return pd.DataFrame(rows, columns=["rank", "score", "hypothesis", "index", "line"]).round(4)
 
 
 def bars(hypotheses: Sequence[str], scores: Sequence[float]) -> dict[str, float]:

@@ -65,10 +65,11 @@ def corpus_outputs(metric: str, sources: Sequence[str], predictions: Sequence[st
                    drop: Sequence[str]) -> tuple[str, dict[str, Any], pd.DataFrame, str]:
     """The Corpus tab's outputs: status line, corpus scores, per-sentence table and the JSON download.
 
-    `per_sentence` holds the scores of each sentence; the table adds its number, source and hypothesis. The JSON
-    holds the settings, the corpus scores, the table rows and the dropped per-sentence details of `result`.
+    `per_sentence` holds the scores of each sentence; the table adds its 0-based `index` (as in the results'
+    `degenerate_sentences`), its 1-based `line` in the uploaded files, source and hypothesis. The JSON holds the
+    settings, the corpus scores, the table rows and the dropped per-sentence details of `result`.
     """
-    rows = [{"#": i + 1, "source": s, "hypothesis": p, **scores}
+    rows = [{"index": i, "line": i + 1, "source": s, "hypothesis": p, **scores}
             for i, (s, p, scores) in enumerate(zip(sources, predictions, per_sentence))]
     corpus = headline(result, drop)
     details = {k: result[k] for k in drop if k in result}
