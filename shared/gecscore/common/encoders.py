@@ -275,6 +275,24 @@ def check_model_path(name_or_path: str, **cannot_load_options: Any) -> None:
         raise cannot_load(name_or_path, **cannot_load_options)
 
 
+def check_loadable(name_or_path: str, *, revision: str | None = None, **cannot_load_options: Any) -> None:
+    """Raise the error loading would raise, without loading weights, when `name_or_path` cannot be loaded: an
+    alias whose package is missing, a local path that is not a model directory, a Hub id whose `config.json` is
+    neither in the local cache nor (online) on the Hub. Lets a caller that loads late (the Trainer hook, at its
+    first evaluation) fail when it is built; a config costs milliseconds, weights seconds. Options go to
+    `cannot_load`."""
+    resolve_model(name_or_path)
+    check_model_path(name_or_path, **cannot_load_options)
+    if name_or_path.lower() in ALIASES or os.path.isdir(os.path.expanduser(name_or_path)):
+        return
+    from huggingface_hub import hf_hub_download
+
+    try:
+        hf_hub_download(name_or_path, "config.json", revision=revision)
+    except (OSError, ValueError) as error:  # not cached offline, no such repository, no network, a malformed id
+        raise cannot_load(name_or_path, error, **cannot_load_options) from error
+
+
 def _looks_like_path(name: str) -> bool:
     """A name that cannot be a Hub id (`name` or `org/name`): starts with `/`, `.` or `~`, or has more separators."""
     if name.startswith((".", "~")) or os.path.isabs(name):
