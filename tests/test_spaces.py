@@ -414,8 +414,9 @@ def test_guarded_turns_any_error_into_a_gradio_error():
     with pytest.raises(gr.Error) as raised:
         boom(1)
     assert raised.value.message == "KeyError: 'missing'" and raised.value.title == "Could not score"
-    with pytest.raises(gr.Error, match="^Source is empty$"):  # a user error keeps its own words
+    with pytest.raises(gr.Error) as raised:
         bad(1)
+    assert raised.value.message == "Source is empty"  # a user error keeps its own words
     assert describe(ValueError("x " * 1000)).endswith("\u2026")
 
 
