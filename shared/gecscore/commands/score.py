@@ -80,7 +80,8 @@ def register(subparsers: Any) -> None:
                         help="bootstrap resamples (approximate-randomisation trials with --paired-ar); several "
                              "systems: 1000 (10000) by default, 0: scores only")
     parser.add_argument("--seed", type=int, default=DEFAULT_SEED, help=f"resampling seed (default {DEFAULT_SEED})")
-    parser.add_argument("--progress", action="store_true", help="show progress bars")
+    parser.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
+                        help="show progress bars, model loading's too (default: when standard error is a terminal)")
     parser.add_argument("--embedding-cache", nargs="?", const="1", default=None, metavar="DIR",
                         help="keep the model outputs (sentence vectors, token states) on disk in DIR (default "
                              "${XDG_CACHE_HOME:-~/.cache}/gecscore/embeddings), so a later run over the same texts "
@@ -303,15 +304,20 @@ def m2_systems(args: argparse.Namespace, spec: Any) -> tuple[dict[str, dict[str,
 
 
 def run(args: argparse.Namespace) -> int:
-    """Score the files and print the result (with `--embedding-cache`, `$GECSCORE_EMBEDDING_CACHE` set meanwhile)."""
+    """Score the files and print the result (with `--embedding-cache`, `$GECSCORE_EMBEDDING_CACHE` set meanwhile);
+    progress bars, model loading's too, on a terminal or with `--progress` (a log or a pipe stays clean)."""
     from gecscore.common.embedding_cache import EMBEDDING_CACHE_ENV
+    from gecscore.common.encoders import loading_progress
 
+    args.progress = sys.stderr.isatty() if args.progress is None else args.progress
     if args.embedding_cache is None:
-        return score(args)
+        with loading_progress(args.progress):
+            return score(args)
     before = os.environ.get(EMBEDDING_CACHE_ENV)
     os.environ[EMBEDDING_CACHE_ENV] = args.embedding_cache
     try:
-        return score(args)
+        with loading_progress(args.progress):
+            return score(args)
     finally:
         if before is None:
             del os.environ[EMBEDDING_CACHE_ENV]
