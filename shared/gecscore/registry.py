@@ -95,8 +95,8 @@ def check_options(name: str, options: Mapping[str, Any]) -> dict[str, Any]:
     unknown = sorted(set(options) - set(allowed_options(name)) - set(spec(name).names("output", "input", "text")))
     if unknown:
         raise TypeError(f"metric {name!r} got unknown option(s) {unknown}"
-                        f"{did_you_mean(unknown, allowed_options(name))}; known "
-                        f"options: {sorted(allowed_options(name))}")
+                        f"{did_you_mean(unknown, allowed_options(name))}; known options: "
+                        f"{sorted(allowed_options(name))}")
     fixed = PRESETS[name].fixed if name in PRESETS else {}
     checked = spec(name).validate({**options, **fixed})
     spec(name).check_applicable(checked)

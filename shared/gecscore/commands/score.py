@@ -310,19 +310,18 @@ def run(args: argparse.Namespace) -> int:
     from gecscore.common.encoders import loading_progress
 
     args.progress = sys.stderr.isatty() if args.progress is None else args.progress
-    if args.embedding_cache is None:
-        with loading_progress(args.progress):
+    with loading_progress(args.progress):
+        if args.embedding_cache is None:
             return score(args)
-    before = os.environ.get(EMBEDDING_CACHE_ENV)
-    os.environ[EMBEDDING_CACHE_ENV] = args.embedding_cache
-    try:
-        with loading_progress(args.progress):
+        before = os.environ.get(EMBEDDING_CACHE_ENV)
+        os.environ[EMBEDDING_CACHE_ENV] = args.embedding_cache
+        try:
             return score(args)
-    finally:
-        if before is None:
-            del os.environ[EMBEDDING_CACHE_ENV]
-        else:
-            os.environ[EMBEDDING_CACHE_ENV] = before
+        finally:
+            if before is None:
+                del os.environ[EMBEDDING_CACHE_ENV]
+            else:
+                os.environ[EMBEDDING_CACHE_ENV] = before
 
 
 def score(args: argparse.Namespace) -> int:
