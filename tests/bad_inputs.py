@@ -302,8 +302,8 @@ class SpaceEntry:
             warnings.simplefilter("always")
             try:
                 status, *rest = self.fn(*args)
-            except gr.Error as error:  # what the page shows: the title, then the message
-                return Outcome("error", f"{error.title}: {error.message}")
+            except gr.Error as error:  # what the page shows
+                return Outcome("error", error.message)
         result = json.loads(Path(rest[-1]).read_text(encoding="utf-8"))
         corpus = result["corpus"]
         flagged = tuple(d["reason"] for d in corpus.get("degenerate_sentences", []))

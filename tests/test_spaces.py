@@ -148,6 +148,7 @@ def assert_message(served: Served, *args: Any, needles: tuple[str, ...], api_nam
     with pytest.raises(AppError) as raised:
         served.client.predict(*args, api_name=api_name)
     message = str(raised.value)
+    assert "Could not score: " in message
     for needle in needles:
         assert needle in message
     assert "Traceback" not in message and 'File "' not in message
@@ -335,6 +336,26 @@ def test_browser_renders_the_example(served):
             browser.close()
 
 
+@pytest.mark.browser
+@pytest.mark.parametrize("served", ["uot_errant"], indirect=True)
+def test_browser_shows_an_error_in_the_page(served):
+    """A handler's gr.Error is shown to the user in the page, with the message."""
+    if not Path(CHROMIUM).exists():
+        pytest.skip("chromium is not installed (make test installs it: tests/ensure_chromium.sh)")
+    from playwright.sync_api import expect, sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        try:
+            page = browser.new_page(viewport={"width": 1280, "height": 900})
+            page.goto(served.url)
+            page.get_by_role("button", name="Score sentence").click()  # the source box starts empty
+            expect(page.get_by_text("Could not score: Source is empty").first).to_be_visible(timeout=30_000)
+            assert page.locator("text=Traceback").count() == 0
+        finally:
+            browser.close()
+
+
 # --- startup time -----------------------------------------------------------------------------------------------
 
 @pytest.mark.slow
@@ -413,10 +434,10 @@ def test_guarded_turns_any_error_into_a_gradio_error():
 
     with pytest.raises(gr.Error) as raised:
         boom(1)
-    assert raised.value.message == "KeyError: 'missing'" and raised.value.title == "Could not score"
+    assert raised.value.message == "Could not score: KeyError: 'missing'"
     with pytest.raises(gr.Error) as raised:
         bad(1)
-    assert raised.value.message == "Source is empty"  # a user error keeps its own words
+    assert raised.value.message == "Could not score: Source is empty"  # a user error keeps its own words
     assert describe(ValueError("x " * 1000)).endswith("\u2026")
 
 

@@ -11,8 +11,8 @@ from gecscore.spaces.inputs import InputError
 
 logger = logging.getLogger("gecscore.spaces")
 MAX_MESSAGE = 700
-#: The title of the error a failed handler shows.
-ERROR_TITLE = "Could not score"
+#: What the error of a failed handler starts with.
+ERROR_PREFIX = "Could not score: "
 # Errors whose message is written for users (the metrics raise these with the argument and position named).
 _PLAIN = (InputError, ValueError, TypeError, OSError, RuntimeError)
 
@@ -45,9 +45,9 @@ def degenerate_note(result: Mapping[str, Any] | None) -> str:
 
 
 def guarded(fn: Callable[..., tuple]) -> Callable[..., tuple]:
-    """Wrap a handler: any exception becomes a `gr.Error` with a short message (`describe`), shown in the page as
-    an error titled "Could not score" and raised by `gradio_client` (an API caller must not parse HTML to learn
-    that a call failed). The traceback goes to the server log only."""
+    """Wrap a handler: any exception becomes a `gr.Error` with a short message ("Could not score: " and
+    `describe`), shown in the page and raised by `gradio_client` (an API caller must not parse HTML to learn that
+    a call failed). The traceback goes to the server log only."""
     @functools.wraps(fn)
     def wrapper(*args: Any) -> tuple:
         import gradio as gr
@@ -59,5 +59,5 @@ def guarded(fn: Callable[..., tuple]) -> Callable[..., tuple]:
                 logger.warning("%s: %s", fn.__name__, error)
             else:
                 logger.exception("%s failed", fn.__name__)
-            raise gr.Error(describe(error), duration=None, title=ERROR_TITLE, print_exception=False) from error
+            raise gr.Error(ERROR_PREFIX + describe(error), duration=None, print_exception=False) from error
     return wrapper
