@@ -140,12 +140,19 @@ def lines(name: str) -> list[str]:
     return (EXAMPLES / name).read_text(encoding="utf-8").splitlines()
 
 
-def assert_message(status: str, *needles: str) -> None:
-    """An in-page error message that says what is wrong, and no traceback."""
-    assert "Could not score" in status
+def assert_message(served: Served, *args: Any, needles: tuple[str, ...], api_name: str) -> str:
+    """The call raises in `gradio_client` (not an HTML string in a result) with a message that says what is wrong,
+    and no traceback; returns the message."""
+    from gradio_client.exceptions import AppError
+
+    with pytest.raises(AppError) as raised:
+        served.client.predict(*args, api_name=api_name)
+    message = str(raised.value)
+    assert "Could not score: " in message
     for needle in needles:
-        assert needle in status
-    assert "Traceback" not in status and 'File "' not in status
+        assert needle in message
+    assert "Traceback" not in message and 'File "' not in message
+    return message
 
 
 def sentence_inputs(served: Served) -> tuple[list[str], dict[str, Any]]:
@@ -174,16 +181,14 @@ def corpus_inputs(served: Served) -> dict[str, Any]:
 
 def test_empty_source_is_a_message(served):
     example = served.app.PAGE.sentence_examples[0]
-    status, *results = served.client.predict("", *example[1:], *served.case.settings, api_name="/score_sentence")
-    assert_message(status, "Source is empty")
-    assert all(r is None or r == "" or isinstance(r, dict) and not r.get("data") for r in results)
+    assert_message(served, "", *example[1:], *served.case.settings, needles=("Source is empty",),
+                   api_name="/score_sentence")
 
 
 def test_empty_hypothesis_is_a_message(served):
     example = served.app.PAGE.sentence_examples[0]
-    status, *_ = served.client.predict(example[0], "  ", *example[2:], *served.case.settings,
-                                       api_name="/score_sentence")
-    assert_message(status, "Hypothes", "empty")
+    assert_message(served, example[0], "  ", *example[2:], *served.case.settings, needles=("Hypothes", "empty"),
+                   api_name="/score_sentence")
 
 
 def test_line_count_mismatch_is_a_message(served, tmp_path):
@@ -191,16 +196,15 @@ def test_line_count_mismatch_is_a_message(served, tmp_path):
     short.write_text("\n".join(lines("hypothesis.txt")[:-1]) + "\n", encoding="utf-8")
     uploads = corpus_uploads(served)
     uploads[1] = upload(short)
-    status, scores, _, download = served.client.predict(*uploads, *served.case.settings, api_name="/score_corpus")
-    assert_message(status, "source: 8", "hypothesis: 7")
-    assert scores is None and download is None
+    assert_message(served, *uploads, *served.case.settings, needles=("source: 8", "hypothesis: 7"),
+                   api_name="/score_corpus")
 
 
 def test_missing_file_is_a_message(served):
     uploads = corpus_uploads(served)
     uploads[0] = None
-    status, *_ = served.client.predict(*uploads, *served.case.settings, api_name="/score_corpus")
-    assert_message(status, "Source file", "no file uploaded")
+    assert_message(served, *uploads, *served.case.settings, needles=("Source file", "no file uploaded"),
+                   api_name="/score_corpus")
 
 
 # --- fast end-to-end runs with tiny models or no model ----------------------------------------------------------
@@ -291,19 +295,17 @@ def test_corpus_mode_matches_the_module(served, modules):
 @pytest.mark.real_model
 def test_unloadable_model_is_a_message(served):
     example = served.app.PAGE.sentence_examples[0]
-    status, *_ = served.client.predict(*example, *served.case.unloadable, api_name="/score_sentence")
     model = next(s for s in served.case.unloadable if s in ("google/electra-base-discriminator", "bert-base-uncased",
                                                            "naist-nlp/IMPARA-GED"))
-    assert_message(status, model)
-    assert "offline" in status or "Hub" in status
+    message = assert_message(served, *example, *served.case.unloadable, needles=(model,), api_name="/score_sentence")
+    assert "offline" in message or "Hub" in message
 
 
 @pytest.mark.real_model
 @pytest.mark.parametrize("served", ["uot_errant"], indirect=True)
 def test_m2_references_are_refused_where_the_metric_takes_text(served):
-    status, *_ = served.client.predict(upload("source.txt"), upload("hypothesis.txt"), [upload("gold.m2")],
-                                       *served.case.settings, api_name="/score_corpus")
-    assert_message(status, "gold.m2 is an M2 file")
+    assert_message(served, upload("source.txt"), upload("hypothesis.txt"), [upload("gold.m2")],
+                   *served.case.settings, needles=("gold.m2 is an M2 file",), api_name="/score_corpus")
 
 
 # --- headless Chromium: the page renders the explanation --------------------------------------------------------
@@ -331,6 +333,26 @@ def test_browser_renders_the_example(served):
             target = SCREENSHOTS / served.name / "screenshot.png"
             target.parent.mkdir(parents=True, exist_ok=True)
             page.screenshot(path=str(target), full_page=True)
+        finally:
+            browser.close()
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("served", ["uot_errant"], indirect=True)
+def test_browser_shows_an_error_in_the_page(served):
+    """A handler's gr.Error is shown to the user in the page, with the message."""
+    if not Path(CHROMIUM).exists():
+        pytest.skip("chromium is not installed (make test installs it: tests/ensure_chromium.sh)")
+    from playwright.sync_api import expect, sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        try:
+            page = browser.new_page(viewport={"width": 1280, "height": 900})
+            page.goto(served.url)
+            page.get_by_role("button", name="Score sentence").click()  # the source box starts empty
+            expect(page.get_by_text("Could not score: Source is empty").first).to_be_visible(timeout=30_000)
+            assert page.locator("text=Traceback").count() == 0
         finally:
             browser.close()
 
@@ -400,15 +422,23 @@ def test_read_corpus_lines_up_references_and_rejects_misfits(tmp_path):
         read_corpus(EXAMPLES / "source.txt", EXAMPLES / "hypothesis.txt", [])
 
 
-def test_guarded_turns_any_error_into_a_message():
-    @guarded(2)
+def test_guarded_turns_any_error_into_a_gradio_error():
+    import gradio as gr
+
+    @guarded
     def boom(x):
         return {}["missing"]
 
-    with pytest.warns(UserWarning, match="KeyError"):  # gr.Warning outside a request is a Python warning
-        status, a, b = boom(1)
-    assert_message(status, "KeyError")
-    assert a is None and b is None
+    @guarded
+    def bad(x):
+        raise InputError("Source is empty")
+
+    with pytest.raises(gr.Error) as raised:
+        boom(1)
+    assert raised.value.message == "Could not score: KeyError: 'missing'"
+    with pytest.raises(gr.Error) as raised:
+        bad(1)
+    assert raised.value.message == "Could not score: Source is empty"  # a user error keeps its own words
     assert describe(ValueError("x " * 1000)).endswith("\u2026")
 
 

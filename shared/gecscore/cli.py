@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import argparse
+import ast
 import importlib
+import json
 import pkgutil
+import re
+import shlex
 import sys
 import warnings
 from typing import Any, Sequence
@@ -34,7 +38,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return int(args.func(args) or 0)
     except (ValueError, TypeError, FileNotFoundError, OSError) as error:
-        print(f"gecscore {args.command}: error: {error}", file=sys.stderr)
+        flag = getattr(args, "cli_option_flag", None)
+        message = str(error) if flag is None else shell_syntax(str(error), flag)
+        print(f"gecscore {args.command}: error: {message}", file=sys.stderr)
         return 2
 
 
@@ -53,6 +59,32 @@ def _show_warning(message: Warning | str, category: type[Warning], filename: str
 
 
 _SHOW_WARNING = warnings.showwarning
+
+
+def shell_syntax(message: str, flag: str) -> str:
+    """`message` with every Python keyword for a metric option (`model='minilm'`, `robust=True`) written as a
+    shell user types it (`-o model=minilm`, `-o robust=true`): the errors are the library's, the reader is at a
+    shell."""
+    from gecscore import registry
+
+    names = {option.name for spec in registry.SPECS.values() for option in spec.options}
+
+    def shell(match: re.Match) -> str:
+        if match.group("key") not in names:
+            return match.group(0)
+        try:
+            value = ast.literal_eval(match.group("value"))
+        except (ValueError, SyntaxError):  # a bare word: already what the shell user types
+            value = match.group("value")
+        text = value if isinstance(value, str) else json.dumps(value)
+        return f"{flag} {shlex.quote(match.group('key') + '=' + text)}"
+
+    return _KEYWORD.sub(shell, message)
+
+
+#: A Python keyword argument in a message: `key=` and a quoted string, a list or a bare value, not already after -o.
+_KEYWORD = re.compile(r"(?<![\w.-])(?<!-o )(?P<key>[a-z_][a-z0-9_]*)=(?P<value>'[^']*'|\"[^\"]*\"|\[[^\]]*\]|"
+                      r"[^\s,;)'\"`\]]+)")
 
 
 if __name__ == "__main__":

@@ -97,6 +97,7 @@ class Seq2SeqMetrics:
             takes = accepts(module, "robust") if module is not None else "robust" in registry.allowed_options(prefix)
             if takes:
                 opts.setdefault("robust", robust)
+        check_models(self.metrics)
         self._texts: dict[str, list[str]] = {"sources": [], "predictions": [], "references": []}
 
     def __call__(self, eval_pred: Any, compute_result: bool = True) -> dict[str, float]:
@@ -190,6 +191,17 @@ def _resolve(metrics: Iterable[MetricChoice] | Mapping[str, Mapping[str, Any]],
     return resolved
 
 
+def check_models(metrics: Mapping[str, tuple[Any, dict[str, Any]]]) -> None:
+    """Raise, for every model the metrics will load (ours by name, and our loaded evaluate modules), the error its
+    loading would raise, without loading weights: a misconfigured hook fails when it is built, not at the first
+    `evaluate()` after a training epoch. Other evaluate modules are left to themselves."""
+    for prefix, (module, opts) in metrics.items():
+        if module is None:
+            registry.runner(prefix).check_models(registry.check_options(prefix, opts))
+        elif isinstance(module, GECMetric):
+            registry.runner(module.NAME).check_models(module.options(opts))
+
+
 def seq2seq_compute_metrics(tokenizer: Any, metrics: Iterable[MetricChoice] | Mapping[str, Mapping[str, Any]] = (
         "uot_errant",), sources: Sequence[str] | None = None, *, decode_kwargs: Mapping[str, Any] | None = None,
         robust: bool = True, shard: bool = True, **metric_options: Any) -> Callable[..., dict[str, float]]:
@@ -211,5 +223,9 @@ def seq2seq_compute_metrics(tokenizer: Any, metrics: Iterable[MetricChoice] | Ma
     the numbers of one process (`gecscore.sharding.run_sharded`; a metric that cannot be merged exactly, such as
     CLEME's length weighting, is scored whole on every rank). Every rank must call the hook, as the Trainer does.
     Without a process group it changes nothing. Loaded evaluate modules are not sharded.
+
+    Every model the metrics load is checked when the hook is built (`check_models`: a local path, an alias's
+    package, a Hub id's config in the cache or on the Hub), so a misconfigured hook fails here, not at the first
+    evaluation.
     """
     return Seq2SeqMetrics(tokenizer, metrics, sources, decode_kwargs, robust=robust, shard=shard, **metric_options)

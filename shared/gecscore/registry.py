@@ -21,7 +21,7 @@ from gecscore.cleme2 import SPEC as CLEME2
 from gecscore.common.degenerate import merge, report
 from gecscore.common.inputs import prepare
 from gecscore.common.m2io import m2_references, read_m2_input
-from gecscore.common.options import MetricSpec, input_options
+from gecscore.common.options import MetricSpec, did_you_mean, input_options
 from gecscore.common.results import MetricResult
 from gecscore.common.statistics import Statistics
 from gecscore.impara_ged import SPEC as IMPARA_GED
@@ -94,7 +94,8 @@ def check_options(name: str, options: Mapping[str, Any]) -> dict[str, Any]:
     name = _check_name(name)
     unknown = sorted(set(options) - set(allowed_options(name)) - set(spec(name).names("output", "input", "text")))
     if unknown:
-        raise TypeError(f"metric {name!r} got unknown option(s) {unknown}; known options: "
+        raise TypeError(f"metric {name!r} got unknown option(s) {unknown}"
+                        f"{did_you_mean(unknown, allowed_options(name))}; known options: "
                         f"{sorted(allowed_options(name))}")
     fixed = PRESETS[name].fixed if name in PRESETS else {}
     checked = spec(name).validate({**options, **fixed})
@@ -241,5 +242,5 @@ def _with_input_settings(signature: str, robust: bool, normalize: bool) -> str:
 
 def _check_name(name: str) -> str:
     if name not in SPECS and name not in PRESETS:
-        raise ValueError(f"unknown metric {name!r}; choose one of {list(NAMES)}")
+        raise ValueError(f"unknown metric {name!r}{did_you_mean([name], NAMES)}; choose one of {list(NAMES)}")
     return name

@@ -84,7 +84,7 @@ def build_demo(metric: MetricHandle | None = None) -> gr.Blocks:
     """The CLEME2.0 Space."""
     metric = metric or MetricHandle(NAME, __file__)
 
-    @guarded(3)
+    @guarded
     def score_sentence(source, hypothesis, references, variant, level, assumption, weighting, model, layer, beta):
         opts = options(variant, level, assumption, weighting, model, layer, beta)
         out = metric.compute(sources=[required_text("Source", source)],
@@ -96,7 +96,7 @@ def build_demo(metric: MetricHandle | None = None) -> gr.Blocks:
         return (ok_box(f"{len(table['chunks'])} chunks; reference {sentence['ref']} is chosen.", out),
                 scores_markdown(out, SCORES[variant], LABELS), chunk_html(table, position), out)
 
-    @guarded(3)
+    @guarded
     def score_corpus(source_file, hypothesis_file, reference_files, variant, level, assumption, weighting, model,
                      layer, beta):
         opts = options(variant, level, assumption, weighting, model, layer, beta)

@@ -68,7 +68,7 @@ def build_demo(metric: MetricHandle | None = None) -> gr.Blocks:
     """The IMPARA-GED Space."""
     metric = metric or MetricHandle(NAME, __file__)
 
-    @guarded(4)
+    @guarded
     def score_sentence(source, hypotheses, model, variant):
         source = required_text("Source", source)
         hyps = text_lines("Hypotheses", hypotheses)
@@ -81,7 +81,7 @@ def build_demo(metric: MetricHandle | None = None) -> gr.Blocks:
         return (ok_box(f"Scored {len(hyps)} hypothes{'is' if len(hyps) == 1 else 'es'}.", out), summary,
                 bars(hyps, scores), ranking(hyps, scores), out)
 
-    @guarded(3)
+    @guarded
     def score_corpus(source_file, hypothesis_file, model, variant):
         corpus = read_corpus(source_file, hypothesis_file, None, with_references=False)
         opts = {"model": model, "variant": variant}

@@ -107,7 +107,7 @@ def build_demo(metric: MetricHandle | None = None) -> gr.Blocks:
         key = run_key([source_file, hypothesis_file, reference_files, opts, typed])
         return (opts, *runs.get(key, compute))
 
-    @guarded(5)
+    @guarded
     def score_sentence(source, hypothesis, references, variant, scorer, model, layer, beta, tokenize):
         opts = options(variant, scorer, model, layer, beta, tokenize)
         source = required_text("Source", source)
@@ -120,7 +120,7 @@ def build_demo(metric: MetricHandle | None = None) -> gr.Blocks:
                 scores_markdown(out, ["precision", "recall", fk]), system_view(source, record),
                 gold_view(source, record), edit_table(record), out)
 
-    @guarded(3)
+    @guarded
     def score_corpus(source_file, hypothesis_file, reference_files, variant, scorer, model, layer, beta, tokenize,
                      level=None):
         opts, corpus, out = corpus_run(source_file, hypothesis_file, reference_files, variant, scorer, model, layer,
@@ -137,7 +137,7 @@ def build_demo(metric: MetricHandle | None = None) -> gr.Blocks:
         try:
             opts, _, out = corpus_run(source_file, hypothesis_file, reference_files, variant, scorer, model, layer,
                                       beta, tokenize, level)
-        except Exception:  # noqa: BLE001 - the status line of the corpus run already says what went wrong
+        except Exception:  # noqa: BLE001 - the corpus run's error already says what went wrong
             return types_panel(None, off="")
         if level and variant not in TYPED_VARIANTS:
             return types_panel(None, off=UNTYPED_NOTE)

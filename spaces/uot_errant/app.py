@@ -97,7 +97,7 @@ def build_demo(metric: MetricHandle | None = None) -> gr.Blocks:
         key = run_key([source_file, hypothesis_file, reference_files, opts, level])
         return (opts, *runs.get(key, compute))
 
-    @guarded(4)
+    @guarded
     def score_sentence(source, hypothesis, references, model, variant, beta, robust, tokenize):
         opts = options(model, variant, beta, robust, tokenize)
         out = metric.compute(sources=[required_text("Source", source)],
@@ -111,7 +111,7 @@ def build_demo(metric: MetricHandle | None = None) -> gr.Blocks:
         return (ok_box(f"Scored against {len(alignment['references'])} reference(s); reference {chosen} is chosen.", out),
                 summary, edit_table(alignment), transport_figure(alignment), out)
 
-    @guarded(3)
+    @guarded
     def score_corpus(source_file, hypothesis_file, reference_files, model, variant, beta, robust, tokenize,
                      level=None):
         opts, corpus, out = corpus_run(source_file, hypothesis_file, reference_files, model, variant, beta, robust,
@@ -125,7 +125,7 @@ def build_demo(metric: MetricHandle | None = None) -> gr.Blocks:
         try:
             opts, _, out = corpus_run(source_file, hypothesis_file, reference_files, model, variant, beta, robust,
                                       tokenize, level)
-        except Exception:  # noqa: BLE001 - the status line of the corpus run already says what went wrong
+        except Exception:  # noqa: BLE001 - the corpus run's error already says what went wrong
             return types_panel(None, off="")
         uot = opts["variant"] == "uot"
         return types_panel(out.get(TYPES_KEY), tp_label="TP (mass)" if uot else "TP", soft=SOFT_TYPES if uot else None)

@@ -39,7 +39,7 @@ from gecscore.common.bootstrap import Aggregate, CorpusStatistic, GreedyReferenc
 from gecscore.common.degenerate import NOISE_WEIGHTS, TRUNCATED, flag, merge, robust_predictions
 from gecscore.common.edit_impact import BERTScoreSimilarity, Similarity
 from gecscore.common.inputs import tokenise_or_check
-from gecscore.common.encoders import select_device, shared_model
+from gecscore.common.encoders import check_loadable, select_device, shared_model
 from gecscore.common.fbeta import prf
 from gecscore.common.guarded import Value, choose, ratio
 from gecscore.common.results import MetricResult, sentence_core
@@ -371,6 +371,16 @@ def prepare_text(sources: Any, predictions: Any, references: Any, *, tokenize: b
     references = check_references(references, len(sources))
     sources, (predictions,), references = tokenise_or_check(sources, [predictions], references, tokenize=tokenize)
     return sources, predictions, references
+
+
+def check_models(options: Mapping[str, Any]) -> None:
+    """Raise now, without loading weights, the error a run with `options` would raise loading its similarity model
+    or LLM rater (an LLM rater's configuration is checked too)."""
+    config = config_of(SPEC.resolve(options))
+    if config.weighting in ("similarity", "llm"):
+        check_loadable(str(config.model))
+    if config.weighting == "llm":
+        check_causal_lm(str(config.model))
 
 
 def statistics_systems(sources: Sequence[str] | None, systems: Mapping[str, Sequence[str] | None],

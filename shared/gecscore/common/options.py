@@ -6,10 +6,11 @@ Pure data and checks; importing this module loads nothing heavy, so `--help` and
 
 from __future__ import annotations
 
+import difflib
 import numbers
 import re
 from dataclasses import dataclass
-from typing import Any, Literal, Mapping
+from typing import Any, Iterable, Literal, Mapping
 
 Kind = Literal["setting", "output", "input", "text"]
 #: Names that all ask for per-sentence scores; every metric maps them to its own `sentence_option`.
@@ -49,7 +50,8 @@ class Option:
             raise AssertionError(f"option {self.name!r} has unknown type {self.type!r}")
         value = checker(self.name, value)
         if self.choices and value not in self.choices:
-            raise ValueError(f"`{self.name}` must be one of {list(self.choices)}, got {value!r}")
+            raise ValueError(f"`{self.name}` must be one of {list(self.choices)}, got {value!r}"
+                             + did_you_mean([value], self.choices))
         if self.minimum is not None and (value <= self.minimum if self.exclusive_minimum else value < self.minimum):
             relation = ">" if self.exclusive_minimum else ">="
             raise ValueError(f"`{self.name}` must be {relation} {self.minimum:g}, got {value!r}")
@@ -148,6 +150,20 @@ def input_options(*, tokenize: str = "spaCy-tokenise raw text first (otherwise u
     )
 
 
+def did_you_mean(given: Iterable[Any], known: Iterable[Any]) -> str:
+    """` (did you mean 'x'?)` naming, for each mistyped name in `given`, the closest known one (`'x' for 'y'` when
+    several were given; '' when none is close): a list of every option does not show which one was meant."""
+    known = [k for k in known if isinstance(k, str)]
+    given = list(given)
+    close = {name: difflib.get_close_matches(name, known, n=1) for name in given if isinstance(name, str)}
+    found = {name: match[0] for name, match in close.items() if match}
+    if not found:
+        return ""
+    if len(given) == 1:
+        return f" (did you mean {next(iter(found.values()))!r}?)"
+    return f" (did you mean {', '.join(f'{match!r} for {name!r}' for name, match in found.items())}?)"
+
+
 _CHECKS = {"bool": _bool, "int": _int, "float": _float, "str": _str, "device": _device, "alpha": _alpha,
            "path_or_text": _any, "str_list": _str_list}
 
@@ -230,7 +246,8 @@ class MetricSpec:
         """Raise `TypeError` naming options this metric does not take."""
         unknown = sorted(set(options) - set(self.names()))
         if unknown:
-            raise TypeError(f"metric {self.name!r} got unknown option(s) {unknown}; known options: "
+            raise TypeError(f"metric {self.name!r} got unknown option(s) {unknown}"
+                            f"{did_you_mean(unknown, self.names())}; known options: "
                             f"{sorted(self.names())}")
 
     def validate(self, options: Mapping[str, Any]) -> dict[str, Any]:

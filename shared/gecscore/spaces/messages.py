@@ -1,9 +1,9 @@
-"""Turning every failure of a Space handler into a short message in the page (never a traceback)."""
+"""Turning every failure of a Space handler into a short message (never a traceback): shown in the page, raised by
+`gradio_client`."""
 
 from __future__ import annotations
 
 import functools
-import html
 import logging
 from typing import Any, Callable, Mapping, Sequence
 
@@ -11,6 +11,8 @@ from gecscore.spaces.inputs import InputError
 
 logger = logging.getLogger("gecscore.spaces")
 MAX_MESSAGE = 700
+#: What the error of a failed handler starts with.
+ERROR_PREFIX = "Could not score: "
 # Errors whose message is written for users (the metrics raise these with the argument and position named).
 _PLAIN = (InputError, ValueError, TypeError, OSError, RuntimeError)
 
@@ -21,12 +23,6 @@ def describe(error: BaseException) -> str:
     if not isinstance(error, _PLAIN):
         text = f"{type(error).__name__}: {text}"
     return text if len(text) <= MAX_MESSAGE else text[:MAX_MESSAGE - 1] + "\u2026"
-
-
-def error_box(message: str) -> str:
-    """Markdown/HTML for an error message shown where the results would be."""
-    return ('<div role="alert" style="border:1px solid #d9534f;background:#fdf2f2;color:#8a1f1b;'
-            f'padding:0.6em 0.9em;border-radius:6px"><b>Could not score:</b> {html.escape(message)}</div>')
 
 
 def ok_box(message: str, result: Mapping[str, Any] | None = None) -> str:
@@ -68,29 +64,20 @@ def degenerate_note(result: Mapping[str, Any] | None) -> str:
             "card's robust mode).")
 
 
-def guarded(n_results: int) -> Callable[[Callable[..., tuple]], Callable[..., tuple]]:
-    """Wrap a handler that returns `(status, *results)`: any exception becomes `(error box, None, ...)`.
+def guarded(fn: Callable[..., tuple]) -> Callable[..., tuple]:
+    """Wrap a handler: any exception becomes a `gr.Error` with a short message ("Could not score: " and
+    `describe`), shown in the page and raised by `gradio_client` (an API caller must not parse HTML to learn that
+    a call failed). The traceback goes to the server log only."""
+    @functools.wraps(fn)
+    def wrapper(*args: Any) -> tuple:
+        import gradio as gr
 
-    The error also pops up as a Gradio warning; the traceback goes to the server log only.
-    """
-    def decorate(fn: Callable[..., tuple]) -> Callable[..., tuple]:
-        @functools.wraps(fn)
-        def wrapper(*args: Any) -> tuple:
-            try:
-                return fn(*args)
-            except Exception as error:  # the page must show a message, whatever went wrong
-                if isinstance(error, _PLAIN):
-                    logger.warning("%s: %s", fn.__name__, error)
-                else:
-                    logger.exception("%s failed", fn.__name__)
-                message = describe(error)
-                _warn(message)
-                return (error_box(message),) + (None,) * n_results
-        return wrapper
-    return decorate
-
-
-def _warn(message: str) -> None:
-    import gradio as gr
-
-    gr.Warning(message)
+        try:
+            return fn(*args)
+        except Exception as error:  # the user must get a message, whatever went wrong
+            if isinstance(error, _PLAIN):
+                logger.warning("%s: %s", fn.__name__, error)
+            else:
+                logger.exception("%s failed", fn.__name__)
+            raise gr.Error(ERROR_PREFIX + describe(error), duration=None, print_exception=False) from error
+    return wrapper

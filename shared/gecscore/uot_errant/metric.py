@@ -22,6 +22,7 @@ from gecscore.common.degenerate import (
 from gecscore.common.errant_scoring import errant_greedy
 from gecscore.common.inputs import check_encoder_work, tokenise_or_check
 from gecscore.common.edits import Edit, get_extractor
+from gecscore.common.encoders import check_loadable
 from gecscore.common.errant_compare import CompareResult, CompareSettings
 from gecscore.common.error_types import as_lists, corpus_types, type_table
 from gecscore.common.results import MetricResult, sentence_core
@@ -224,6 +225,13 @@ class UOTStatistics(Statistics):
     #: coder) of each pair ERRANT's scorer compares.
     ids: tuple[tuple[Any, ...], ...]
     alignments: tuple[Mapping[str, Any], ...] | None = None
+
+
+def check_models(options: Mapping[str, Any]) -> None:
+    """Raise now, without loading weights, the error a run with `options` would raise loading its encoder."""
+    opts = SPEC.resolve(options)
+    if opts["variant"] == "uot":
+        check_loadable(opts["model"])
 
 
 def statistics_systems(sources: Sequence[str], systems: Mapping[str, Sequence[str]], references: Sequence[Any], *,
