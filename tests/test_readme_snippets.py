@@ -32,6 +32,8 @@ def code_blocks(path: Path) -> list[tuple[int, str, str, bool]]:
     blocks, i = [], 0
     while i < len(lines):
         if not lines[i].startswith("```"):
+            if lines[i].lstrip().startswith("```"):
+                raise ValueError(f"{path.name}:{i + 1}: an indented code block would not run; start it at column 0")
             if lines[i].strip() == MARK and not any(line.startswith("```") for line in lines[i + 1:i + 3]):
                 raise ValueError(f"{path.name}:{i + 1}: {MARK} is not followed by a fenced code block")
             i += 1
@@ -150,10 +152,13 @@ def test_the_training_card_command_reads_the_layout_it_documents(shared_data):
     assert f"over these {len(train):,} sentences" in card.read_text(encoding="utf-8") and dev
 
 
-def test_a_marker_must_precede_a_block(tmp_path):
+def test_blocks_are_found_and_misplaced_ones_refused(tmp_path):
     doc = tmp_path / "doc.md"
     doc.write_text(f"{MARK}\ntext\n\n{MARK}\n\n```python\nprint(1)\n```\n")
     with pytest.raises(ValueError, match="doc.md:1"):
         code_blocks(doc)
     doc.write_text(f"x\n{MARK}\n```bash\ngecscore --help\n```\n\n```python\nprint(1)\n```\n")
     assert code_blocks(doc) == [(3, "bash", "gecscore --help", True), (7, "python", "print(1)", False)]
+    doc.write_text("* item\n\n  ```python\n  print(1)\n  ```\n")
+    with pytest.raises(ValueError, match="doc.md:3: an indented code block"):
+        code_blocks(doc)
