@@ -14,7 +14,7 @@ export TRANSFORMERS_OFFLINE ?= 1
 export GRADIO_ANALYTICS_ENABLED ?= False
 export TOKENIZERS_PARALLELISM ?= false
 
-.PHONY: install test test-fast wheel-check hub-check dist demo hub spaces screenshots bad-input-doc benchmarks clean
+.PHONY: install test test-fast docs wheel-check hub-check dist demo hub spaces screenshots bad-input-doc benchmarks clean
 
 EMBEDDED := packages/gecscore-impara-minilm
 
@@ -27,8 +27,9 @@ $(STAMP): setup.cfg pyproject.toml constraints.txt $(EMBEDDED)/pyproject.toml
 
 install: $(STAMP)
 
-# The wheel and Hub checks, then the full suite, real-model and slow tests included (this is what CI runs).
-test: $(STAMP)
+# The strict documentation build, the wheel and Hub checks, then the full suite, real-model and slow tests included
+# (this is what CI runs).
+test: docs
 	$(WHEEL_CHECK)
 	$(HUB_CHECK)
 	bash tests/ensure_chromium.sh
@@ -37,6 +38,12 @@ test: $(STAMP)
 # Tiny models only.
 test-fast: $(STAMP)
 	$(PY) -m pytest -q -p no:cacheprovider -m "not real_model and not slow and not browser"
+
+# The documentation site (docs/ and the API reference generated from the docstrings, docs/api/) in build/site/,
+# built strictly: any warning (a broken link, a docstring that does not match its signature) fails the build.
+# NO_MKDOCS_2_WARNING: mkdocs-material's banner about a future mkdocs 2 (no warning about this site).
+docs: $(STAMP)
+	NO_MKDOCS_2_WARNING=1 $(PY) -m mkdocs build --quiet
 
 # Build the wheel, install it into a fresh environment outside the checkout and use it from an empty folder.
 wheel-check: $(STAMP)

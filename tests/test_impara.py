@@ -239,7 +239,7 @@ def test_evaluate_module_bad_input(tiny_modernbert, tiny_bert):
 
 
 # ---------------------------------------------------------------------------------------------------
-# the offline QE of gecscore-impara-minilm (real MiniLM) and the card's doctests
+# the offline QE of gecscore-impara-minilm (real MiniLM) and the script's doctests
 
 def _embedded_available() -> bool:
     from gecscore.impara_ged.embedded import META, installed_asset_dir
@@ -299,12 +299,10 @@ def _script_examples() -> str:
 
 
 @pytest.mark.real_model
-@pytest.mark.parametrize("document", ["README.md", "impara_ged.py"])
-def test_card_and_script_doctests(document):
+def test_script_doctests():  # the card's examples run in test_readme_snippets.py
     if not _embedded_available():
         pytest.fail("the embedded QE asset or the PyPI MiniLM is missing")
-    text = (Path(METRIC) / "README.md").read_text(encoding="utf-8") if document == "README.md" else _script_examples()
-    run_doctests(text, document)
+    run_doctests(_script_examples(), "impara_ged.py")
 
 
 def test_the_estimator_goes_through_the_model_service_cache(tiny_modernbert, tmp_path, monkeypatch):

@@ -1,19 +1,32 @@
-"""gecscore: grammatical error correction metrics that reproduce their reference implementations."""
+"""gecscore: grammatical error correction metrics that reproduce their reference implementations.
 
+The public API is what `__all__` names, and the API reference (`docs/api/`) documents each of its names:
+`compare` and `Leaderboard` (many systems in one call), the paths of the shipped evaluate scripts and Space apps,
+and the public modules. Modules and `compare`/`Leaderboard` are imported on first use, so that `import gecscore`
+loads no model library (torch, transformers, evaluate).
+"""
+
+import importlib
 from typing import Any
 
 from gecscore.shipped import app_path, script_path
 
-__all__ = ["Leaderboard", "__version__", "app_path", "compare", "script_path"]
+__all__ = [
+    "Leaderboard", "__version__", "app_path", "compare", "script_path",
+    # public modules
+    "cleme2", "common", "evaluate_module", "impara_ged", "integrations", "leaderboard", "meta_eval", "pt_m2",
+    "registry", "sharding", "training", "uot_errant",
+]
 __version__ = "0.1.0"
-#: Names loaded on first use, so that `import gecscore` stays light.
+#: Names loaded on first use, so that `import gecscore` stays light: name -> the module that defines it.
 _LAZY = {"compare": "gecscore.leaderboard", "Leaderboard": "gecscore.leaderboard"}
 
 
 def __getattr__(name: str) -> Any:
-    """`compare` and `Leaderboard`, imported from `gecscore.leaderboard` on first use."""
-    if name not in _LAZY:
-        raise AttributeError(f"module 'gecscore' has no attribute {name!r}")
-    import importlib
-
-    return getattr(importlib.import_module(_LAZY[name]), name)
+    """`compare` and `Leaderboard` from `gecscore.leaderboard`, and the public modules (`gecscore.registry`, ...),
+    imported on first use."""
+    if name in _LAZY:
+        return getattr(importlib.import_module(_LAZY[name]), name)
+    if name in __all__:
+        return importlib.import_module(f"{__name__}.{name}")
+    raise AttributeError(f"module 'gecscore' has no attribute {name!r}")
