@@ -81,3 +81,33 @@ def test_per_type_cells_outside_their_range_are_marked(board):
     long = board.render("csv").split("\n\n")[1]
     marked = [row for row in csv.DictReader(io.StringIO(long)) if row["out_of_range"]]
     assert [row["system"] for row in marked] == ["broken"] and "fn" in marked[0]["out_of_range"]
+
+
+def _files(tmp_path, predictions):
+    paths = []
+    for name, lines in (("src", SOURCES), ("hyp", predictions), ("ref", [r[0] for r in REFERENCES])):
+        path = tmp_path / f"{name}.txt"
+        path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+        paths.append(str(path))
+    return paths
+
+
+def test_single_system_text_marks_flags_and_out_of_range_values(tmp_path, capsys, monkeypatch):
+    from gecscore.cli import main
+
+    src, hyp, ref = _files(tmp_path, SYSTEMS["empty"])
+    assert main(["score", "errant", "--sources", src, "--predictions", hyp, "--references", ref]) == 0
+    assert "flagged\t2 (empty prediction 2)" in capsys.readouterr().out.splitlines()
+    real = registry.run_systems
+
+    def broken(*args, **kwargs):
+        results = real(*args, **kwargs)
+        next(iter(results.values())).scores.update({"f0.5": 3479.4512, "recall": -173.9})
+        return results
+
+    monkeypatch.setattr(registry, "run_systems", broken)
+    src, hyp, ref = _files(tmp_path, SYSTEMS["good"])
+    assert main(["score", "errant", "--sources", src, "--predictions", hyp, "--references", ref]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert "f0.5\t3479.451200 ! outside [0, 1]" in lines and "recall\t-173.900000 ! outside [0, 1]" in lines
+    assert "flagged\t0" in lines and "precision\t1.000000" in lines

@@ -52,6 +52,7 @@ def test_the_executable_prints_warnings_without_our_file_and_line(tmp_path):
     assert done.returncode == 0, done.stderr
     assert "gecscore: warning: ERRANT: degenerate sentences (0-based indices) — empty prediction: 1 [0]" in done.stderr
     assert ".py:" not in done.stderr
+    assert "`--sentences FILE` lists every one" in done.stderr and "pass -o robust=true" in done.stderr
 
 
 def test_presets_are_named_as_asked_in_signatures_and_warnings():
@@ -64,3 +65,16 @@ def test_presets_are_named_as_asked_in_signatures_and_warnings():
         assert any(str(w.message).startswith(f"{title}: degenerate") for w in caught)
     assert registry.run("uot_errant", SOURCES, SOURCES, REFERENCES, variant="errant").signature.startswith(
         "uot_errant|")
+
+
+def test_meta_evaluation_warnings_name_the_system(shared_data):
+    from gecscore.meta_eval import get_metric, load_dataset, meta_evaluate
+
+    data = load_dataset("seeda", str(shared_data), references="official")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        meta_evaluate(get_metric("errant"), data, system_set="base", aggregation="default", window=None)
+    messages = [str(w.message) for w in caught if issubclass(w.category, DegenerateOutputWarning)]
+    assert messages and all(m.startswith("seeda system ") for m in messages)
+    assert all(Path(w.filename).resolve() == Path(__file__).resolve() for w in caught
+               if issubclass(w.category, DegenerateOutputWarning))

@@ -52,10 +52,13 @@ def console() -> int:
 
 def _show_warning(message: Warning | str, category: type[Warning], filename: str, lineno: int, file: Any = None,
                   line: str | None = None) -> None:
-    """gecscore's own warnings as `gecscore: warning: ...` (a shell user has no use for our file and line)."""
+    """gecscore's own warnings as `gecscore: warning: ...`, options in shell syntax (a shell user has no use for
+    our file and line, nor for Python keywords)."""
     if category.__module__.split(".")[0] != "gecscore":
         return _SHOW_WARNING(message, category, filename, lineno, file, line)
-    print(f"gecscore: warning: {message}", file=sys.stderr if file is None else file)
+    text = shell_syntax(str(message), "-o").replace("See each result's `degenerate_sentences`",
+                                                    "`--sentences FILE` lists every one")
+    print(f"gecscore: warning: {text}", file=sys.stderr if file is None else file)
 
 
 _SHOW_WARNING = warnings.showwarning

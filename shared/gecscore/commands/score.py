@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from gecscore.commands.meta_eval import parse_options
+from gecscore.common.trust import flag_note, out_of_range
 
 STDIN = Path("-")
 #: Help of each M2 input option (errant_compare's `-hyp` and `-ref` are short for the two).
@@ -454,8 +455,9 @@ def _with_lines(message: str, args: argparse.Namespace, files: dict[str, Path]) 
 
 def format_result(result: dict[str, Any], main: str, types: str = "") -> str:
     """Tab-separated `key value [value2]` lines: headline first (with its 95% interval, method named, when
-    bootstrapped), the other scalars, the paired test, the per-type tables (`types`, already rendered; the details
-    are not scalars, so they would be lost otherwise) and the signature."""
+    bootstrapped), the other scalars (`! outside [0, 1]` after a value outside its range), the flagged sentences
+    by reason, the paired test, the per-type tables (`types`, already rendered; the details are not scalars, so
+    they would be lost otherwise) and the signature."""
     second = result.get("predictions2")
     keys = [main] + [k for k, v in result.items()
                      if k != main and isinstance(v, (int, float)) and not isinstance(v, bool)]
@@ -465,13 +467,19 @@ def format_result(result: dict[str, Any], main: str, types: str = "") -> str:
         if key == main and "bootstrap" in entry:
             interval = entry["bootstrap"]
             text += f" (95% CI [{interval['low']:.4f}, {interval['high']:.4f}], {interval['method']} bootstrap)"
-        return text
+        broken = out_of_range({key: entry[key]})
+        return text + (f" ! {broken[key]}" if broken else "")
 
+    def flagged(entry: dict[str, Any]) -> str:
+        return flag_note(entry.get("degenerate_sentences", [])) or "0"
+
+    entries = [result] + ([second] if second is not None else [])
     lines = [f"metric\t{result['metric']}"]
     if second is not None:
         lines.append("\tpredictions\tpredictions2")
     for key in keys:
-        lines.append("\t".join([key, cell(result, key)] + ([cell(second, key)] if second is not None else [])))
+        lines.append("\t".join([key] + [cell(entry, key) for entry in entries]))
+    lines.append("\t".join(["flagged"] + [flagged(entry) for entry in entries]))
     if "paired_bootstrap" in result:
         test = result["paired_bootstrap"]
         lines.append(f"paired_bootstrap\tdifference {test['difference']:+.6f}\tp = {test['p_value']:.4f}")

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import math
+import warnings
 from dataclasses import asdict, dataclass, field
 from typing import Any, Sequence
 
 from tqdm.auto import tqdm
 
+from gecscore.common.caller import warn
 from gecscore.common.signature import make_signature
 from gecscore.meta_eval.aggregate import AGGREGATIONS, aggregate_scores
 from gecscore.meta_eval.cache import ScoreCache, score_key
@@ -68,8 +70,12 @@ def score_systems(metric: SentenceMetric, data: MetaEvalData, systems: Sequence[
         key = score_key(metric.name, settings, data.sources, hypotheses, data.references, gold)
         scores = cache.get(metric.name, key) if cache is not None else None
         if scores is None:
-            scores = metric.score_system(data.sources, hypotheses, data.references, gold_m2=data.gold_m2,
-                                         progress=progress)
+            with warnings.catch_warnings(record=True) as caught:  # re-issued below, naming the system
+                warnings.simplefilter("always")
+                scores = metric.score_system(data.sources, hypotheses, data.references, gold_m2=data.gold_m2,
+                                             progress=progress)
+            for caught_warning in caught:
+                warn(f"{data.dataset} system {system}: {caught_warning.message}", caught_warning.category)
             if len(scores.sentence) != len(data.sources):
                 raise ValueError(f"metric {metric.name!r} returned {len(scores.sentence)} sentence scores for "
                                  f"system {system!r}, expected {len(data.sources)}")
