@@ -6,7 +6,8 @@ checks them against the registry's schema); everything else happens here. It fix
 reference becomes a one-element list before Arrow encoding (mixing strings and lists otherwise corrupts data
 silently); and bad entries are rejected with the argument and position instead of being JSON-mangled. Options are
 checked before any data is consumed, so a `compute` that fails on a bad option keeps the added examples.
-`evaluate.load(path, "<variant>")` selects a variant through `config_name`. The class is abstract, so
+`evaluate.load(path, "<name>")` selects a computation through `config_name`: a registry name means what it
+means everywhere (`registry.config_names`). The class is abstract, so
 `evaluate`'s loader never picks it instead of the concrete metric in a script.
 """
 
@@ -53,15 +54,36 @@ class GECMetric(evaluate.Metric, metaclass=abc.ABCMeta):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         options = {k: kwargs.pop(k) for k in list(kwargs) if k not in _EVALUATE_INIT_ARGS}
-        config_name = kwargs.get("config_name")
-        if config_name not in (None, "default"):
-            if config_name not in self.spec.variants:
-                raise ValueError(f"{self.NAME}: config name {config_name!r} is not a variant; choose one of "
-                                 f"{list(self.spec.variants)} (or pass variant=...)")
-            options.setdefault("variant", config_name)
-        self.init_options = self.spec.validate(options)
+        self._config_name = kwargs.get("config_name")
+        self.fixed = self._config(self._config_name)
+        self._check_fixed(options)
+        self.init_options = self.spec.validate({**options, **self.fixed})
         self._added = 0
         super().__init__(*args, **kwargs)
+
+    def _config(self, config_name: str | None) -> dict[str, Any]:
+        """The options a config name fixes (`registry.config_names`: one meaning per name everywhere)."""
+        if config_name in (None, "default"):
+            return {}
+        names = registry.config_names(self.NAME)
+        if config_name in names:
+            return names[config_name]
+        hint = ""
+        if config_name in registry.NAMES:
+            metric = registry.PRESETS[config_name].metric if config_name in registry.PRESETS else config_name
+            hint = (f"; {config_name!r} is the registry's {registry.title(config_name)}, a config of "
+                    f"metrics/{metric}")
+            prefixed = self.spec.config_prefix + config_name
+            if prefixed in names:
+                hint += f" (this metric's variant {config_name!r} is the config {prefixed!r})"
+        raise ValueError(f"{self.NAME}: unknown config name {config_name!r}; choose one of {list(names)}{hint}")
+
+    def _check_fixed(self, options: Mapping[str, Any]) -> None:
+        """Refuse an option that contradicts what the config name fixes (never a silent override)."""
+        clash = {k: v for k, v in options.items() if k in self.fixed and v != self.fixed[k]}
+        if clash:
+            raise ValueError(f"{self.NAME}: config {self._config_name!r} fixes {self.fixed}; got {clash} — load "
+                             f"another config instead: {list(registry.config_names(self.NAME))}")
 
     @property
     def spec(self) -> MetricSpec:
@@ -87,6 +109,7 @@ class GECMetric(evaluate.Metric, metaclass=abc.ABCMeta):
 
     def options(self, compute_kwargs: Mapping[str, Any]) -> dict[str, Any]:
         """Init options overridden by compute options, all checked (defaults not filled in)."""
+        self._check_fixed(compute_kwargs)
         given = {**self.init_options, **self.spec.validate(compute_kwargs)}
         self.spec.check_applicable(given)
         return given
@@ -108,6 +131,8 @@ class GECMetric(evaluate.Metric, metaclass=abc.ABCMeta):
             sources = predictions = None
         result = registry.run(self.NAME, sources, predictions, references, gold_m2=gold_m2, progress=progress,
                               **options)
+        if self._config_name in registry.PRESETS:  # the signature names the metric the user asked for
+            result.signature = registry.named(self._config_name, result.signature)
         return result.as_dict(sentence_scores=sentence_scores)
 
     def _normalise_batch(self, sources: Any, predictions: Any, references: Any) -> dict[str, Any]:

@@ -76,6 +76,34 @@ def title(name: str) -> str:
     return PRESETS[name].title if name in PRESETS else SPECS[name].title
 
 
+def config_names(metric: str) -> dict[str, dict[str, Any]]:
+    """`evaluate.load(path, name)`'s config names for `metric`, each with the options it fixes.
+
+    A registry name means one computation wherever it appears (registry, CLI, evaluate config, signature): a preset
+    of this metric is a config name fixing the preset's options (`evaluate.load(".../pt_m2", "m2")` is the plain
+    M² of `gecscore score m2`), and a variant is one under its own name unless that name is a registry name of
+    another computation, then under the metric's `config_prefix` (PT-M2's BERTScore-weighted `m2` is `pt-m2`)."""
+    spec_ = SPECS[metric]
+    names = {name: dict(preset.fixed) for name, preset in PRESETS.items() if preset.metric == metric}
+    for variant in spec_.variants:
+        fixed = {"variant": variant}
+        if variant not in NAMES or _meaning(variant) == (metric, fixed):
+            names.setdefault(variant, fixed)
+        elif not spec_.config_prefix:
+            raise AssertionError(f"{metric}: variant {variant!r} is a registry name of another computation; "
+                                 "declare a config_prefix")
+        else:
+            names[spec_.config_prefix + variant] = fixed
+    return names
+
+
+def _meaning(name: str) -> tuple[str, dict[str, Any]]:
+    """The metric and fixed options a registry name stands for (a metric: its default variant)."""
+    if name in PRESETS:
+        return PRESETS[name].metric, dict(PRESETS[name].fixed)
+    return name, {"variant": SPECS[name].option("variant").default} if SPECS[name].variants else {}
+
+
 def allowed_options(name: str) -> tuple[str, ...]:
     """The options a user may give for `name` (a preset's fixed ones excluded)."""
     name = _check_name(name)
@@ -199,11 +227,11 @@ def score(name: str, stats: Statistics) -> MetricResult:
     result = runner(name).score(stats)
     _perfect_notes(result)
     robust, normalize = bool(stats.settings.get("robust", False)), bool(stats.settings["normalize"])
-    result.signature = _with_input_settings(_named(name, result.signature), robust, normalize)
+    result.signature = _with_input_settings(named(name, result.signature), robust, normalize)
     return result
 
 
-def _named(name: str, signature: str) -> str:
+def named(name: str, signature: str) -> str:
     """`signature` led by the name the user asked for (`errant|…`, not `uot_errant|…`)."""
     metric, _, rest = signature.partition("|")
     return f"{name}|{rest}" if metric in SPECS and name in PRESETS else signature

@@ -200,6 +200,9 @@ class MetricSpec:
     sentence_fields: tuple[tuple[str, str], ...] = ()
     #: Settings whose statistics do not concatenate (`gecscore.sharding` refuses them by this reason).
     unshardable: tuple[Unshardable, ...] = ()
+    #: Before a variant's evaluate config name when the bare variant name is a registry name of another
+    #: computation (PT-M2's `m2` is BERTScore-weighted; the registry's `m2` is plain M²): `pt-m2`.
+    config_prefix: str = ""
 
     def __post_init__(self) -> None:
         names = [o.name for o in self.options]

@@ -11,6 +11,7 @@ SPEC = MetricSpec(
     title="PT-M2",
     summary="MaxMatch (M²) or ERRANT edits weighted by their BERTScore impact",
     variants=("sentm2", "m2", "errant", "senterrant"),
+    config_prefix="pt-",
     runner="gecscore.pt_m2.metric",
     sentence_option="sentence_scores",
     statistics=("correct", "proposed", "gold"),
