@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import subprocess
 import sys
 import warnings
@@ -71,10 +72,14 @@ def test_meta_evaluation_warnings_name_the_system(shared_data):
     from gecscore.meta_eval import get_metric, load_dataset, meta_evaluate
 
     data = load_dataset("seeda", str(shared_data), references="official")
+    first = data.system_set("base")[0]
+    emptied = ["" if i < 3 else h for i, h in enumerate(data.hypotheses[first])]
+    data = dataclasses.replace(data, hypotheses={**data.hypotheses, first: emptied})
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         meta_evaluate(get_metric("errant"), data, system_set="base", aggregation="default", window=None)
     messages = [str(w.message) for w in caught if issubclass(w.category, DegenerateOutputWarning)]
     assert messages and all(m.startswith("seeda system ") for m in messages)
+    assert any(m.startswith(f"seeda system {first}: ERRANT: degenerate") for m in messages), messages
     assert all(Path(w.filename).resolve() == Path(__file__).resolve() for w in caught
                if issubclass(w.category, DegenerateOutputWarning))

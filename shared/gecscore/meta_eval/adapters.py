@@ -55,7 +55,8 @@ class RegistryMetric:
             refs = None
         elif self._spec.name == "pt_m2" and options.get("variant", "sentm2") in ("m2", "sentm2") and gold_m2:
             refs, gold = None, list(gold_m2)  # M² variants score against the reference set's own M2
-        result = registry.run(self._spec.name, sources, hypotheses, refs, gold_m2=gold, progress=progress, **options)
+        name, given = _registry_name(self._spec.name, self.name, options)
+        result = registry.run(name, sources, hypotheses, refs, gold_m2=gold, progress=progress, **given)
         if len(_RUNS) >= _MEMO_SIZE:
             _RUNS.pop(next(iter(_RUNS)))
         _RUNS[key] = result
@@ -65,6 +66,16 @@ class RegistryMetric:
 # CLEME and SentCLEME, M² and SentM² share runs in-process: memoise a few.
 _RUNS: dict[str, Any] = {}
 _MEMO_SIZE = 32
+
+
+def _registry_name(metric: str, preferred: str, options: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+    """The registry name these options of `metric` stand for (a preset when one fixes them, `preferred` first) and
+    the options left to pass: warnings and signatures then name what was asked for (ERRANT, not UOT-ERRANT)."""
+    for name in (preferred, *registry.PRESETS):
+        preset = registry.PRESETS.get(name)
+        if preset and preset.metric == metric and all(options.get(k) == v for k, v in preset.fixed.items()):
+            return name, {k: v for k, v in options.items() if k not in preset.fixed}
+    return metric, options
 
 
 def _sentence_level(metric: str, settings: dict[str, Any]) -> dict[str, Any]:
