@@ -111,3 +111,14 @@ def test_single_system_text_marks_flags_and_out_of_range_values(tmp_path, capsys
     lines = capsys.readouterr().out.splitlines()
     assert "f0.5\t3479.451200 ! outside [0, 1]" in lines and "recall\t-173.900000 ! outside [0, 1]" in lines
     assert "flagged\t0" in lines and "precision\t1.000000" in lines
+
+
+def test_the_types_plot_marks_values_it_draws_clipped():
+    from gecscore.common.leaderboard_plots import types_figure
+
+    figure = types_figure({"sane": {"R:VERB": {"precision": 0.5, "recall": 0.25}},
+                           "broken": {"R:VERB": {"precision": 0.75, "recall": -173.9}}}, title="types")
+    texts = [t.get_text() for ax in figure.axes for t in ax.texts]
+    assert texts == ["!"] and "outside [0, 1]" in figure._suptitle.get_text()
+    sane = types_figure({"sane": {"R:VERB": {"precision": 0.5, "recall": 0.25}}}, title="types")
+    assert not [t for ax in sane.axes for t in ax.texts] and sane._suptitle.get_text() == "types"

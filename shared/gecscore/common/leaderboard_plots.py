@@ -3,6 +3,7 @@ and recall with the systems side by side. Plain data in, matplotlib (imported on
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 from typing import TYPE_CHECKING, Mapping, Sequence
 
@@ -60,15 +61,23 @@ def types_figure(types: Mapping[str, Mapping[str, Mapping[str, float]]], *, titl
     width = 0.8 / max(len(systems), 1)
     figure = Figure(figsize=(max(6.0, 0.25 * len(names) * max(len(systems), 2)), 6.5), layout="constrained")
     axes = figure.subplots(2, 1, sharex=True)
+    clipped = False
     for ax, key in zip(axes, ("precision", "recall")):
         for k, system in enumerate(systems):
             offsets = [i - 0.4 + width * (k + 0.5) for i in range(len(names))]
             values = [types[system].get(name, {}).get(key, 0.0) for name in names]
-            ax.bar(offsets, values, width=width, label=system)
+            shown = [min(max(v, 0.0), 1.0) if math.isfinite(v) else 0.0 for v in values]
+            ax.bar(offsets, shown, width=width, label=system)
+            for x, value, bar in zip(offsets, values, shown):
+                if bar != value:  # drawn clipped: say so on the bar
+                    ax.annotate("!", (x, bar), ha="center", va="bottom", color="red", fontweight="bold")
+                    clipped = True
         ax.set_ylabel(key)
         ax.set_ylim(0, 1.05)
         ax.grid(axis="y", alpha=0.3)
     axes[1].set_xticks(range(len(names)), names, rotation=60, ha="right", fontsize=8)
+    if clipped:
+        title = (title + "\n" if title else "") + "!: value outside [0, 1] (or NaN), drawn at the edge"
     if title:
         figure.suptitle(title, fontsize=10)
     figure.legend(*axes[0].get_legend_handles_labels(), loc="outside right upper", fontsize=7)
