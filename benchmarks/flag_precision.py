@@ -70,7 +70,8 @@ def measure(tree: Path, config: str, data: Path) -> dict:
 
 def rows_of(label: str, tree: str, measured: dict) -> list[str]:
     """Per mode and reason: flagged sentences (all systems), of which perfect, of which unchanged; and the
-    perfect corrections scored below 1."""
+    perfect corrections whose sentence record scores below 1 (flagged or not, whatever reference it was scored
+    against)."""
     lines = []
     for robust, systems in measured["runs"].items():
         by_reason: dict[str, set[tuple[str, int]]] = {}
@@ -97,7 +98,7 @@ def main() -> int:
     load = os.getloadavg()[0]
     data = args.data.resolve()
     lines = ["| metric | tree | mode | reason | flagged sentences | of them perfect | of them unchanged | "
-             "perfect corrections scored below 1 (all reasons) |", "|---|---|---|---|---:|---:|---:|---:|"]
+             "perfect corrections with a sentence score below 1 |", "|---|---|---|---|---:|---:|---:|---:|"]
     totals: dict[str, int] = {}
     sentences = 0
     with tempfile.TemporaryDirectory() as folder:
