@@ -47,3 +47,13 @@ def test_loading_progress_outside_the_cli(tiny_bert, capsys):
         encoders.Encoder.get(str(tiny_bert), device="cpu")
     assert BAR in capsys.readouterr().err
     encoders.release_models()
+
+
+def test_bars_held_back_by_shown_after_stay_quiet_on_quick_stages(capsys):
+    from gecscore.common.progress import progress_bar, shown_after
+
+    with shown_after(5.0):
+        list(progress_bar(range(3), desc="quick"))
+    assert "quick" not in capsys.readouterr().err
+    list(progress_bar(range(3), desc="asked"))
+    assert "asked" in capsys.readouterr().err

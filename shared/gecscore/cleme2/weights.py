@@ -18,12 +18,12 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any, Sequence
 
-from tqdm.auto import tqdm
 
 from gecscore.cleme2.chunks import FN, TN, Chunk, Sample
 from gecscore.common.edit_impact import Similarity, WeightRequest, edit_weights
 from gecscore.common.encoders import load_model, resolve_model, select_device
 from gecscore.common.inputs import check_encoder_work
+from gecscore.common.progress import progress_bar
 
 if TYPE_CHECKING:
     import transformers
@@ -249,7 +249,7 @@ class LLMRater:
 
         todo = [p for p in dict.fromkeys(prompts) if p not in self._answers]
         starts = range(0, len(todo), self.batch_size)
-        for start in tqdm(starts, desc="LLM weights", disable=not progress or not todo, leave=False):
+        for start in progress_bar(starts, desc="LLM weights", disable=not progress or not todo, leave=False):
             batch = todo[start:start + self.batch_size]
             enc = self.tokenizer([self._text(p) for p in batch], return_tensors="pt", padding=True,
                                  add_special_tokens=False)

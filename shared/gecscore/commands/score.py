@@ -306,12 +306,15 @@ def m2_systems(args: argparse.Namespace, spec: Any) -> tuple[dict[str, dict[str,
 
 def run(args: argparse.Namespace) -> int:
     """Score the files and print the result (with `--embedding-cache`, `$GECSCORE_EMBEDDING_CACHE` set meanwhile);
-    progress bars, model loading's too, on a terminal or with `--progress` (a log or a pipe stays clean)."""
+    progress bars, model loading's too, on a terminal (each after 2 s, so a quick run stays quiet) or with
+    `--progress` (at once); a log or a pipe stays clean."""
     from gecscore.common.embedding_cache import EMBEDDING_CACHE_ENV
     from gecscore.common.encoders import loading_progress
+    from gecscore.common.progress import shown_after
 
+    delay = 2.0 if args.progress is None else 0.0  # by default a bar waits: quick runs stay quiet on a terminal
     args.progress = sys.stderr.isatty() if args.progress is None else args.progress
-    with loading_progress(args.progress):
+    with loading_progress(args.progress), shown_after(delay):
         if args.embedding_cache is None:
             return score(args)
         before = os.environ.get(EMBEDDING_CACHE_ENV)

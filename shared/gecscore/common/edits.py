@@ -7,9 +7,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Generic, Iterable, Sequence, TypeVar
 
 import numpy as np
-from tqdm.auto import tqdm
 
 from gecscore.common.validation import check_same_length, check_texts
+from gecscore.common.progress import progress_bar
 
 if TYPE_CHECKING:
     from errant.alignment import Alignment
@@ -134,7 +134,7 @@ class EditExtractor:
                 found[pair] = edits
         need = [text for src, trg in todo if src.split() != trg.split() for text in (src, trg)]
         docs = self._parse(list(dict.fromkeys(need)), progress)
-        for pair in tqdm(todo, desc="ERRANT edits", disable=not progress or not todo, leave=False):
+        for pair in progress_bar(todo, desc="ERRANT edits", disable=not progress or not todo, leave=False):
             found[pair] = self._annotate(*pair, docs)
             self._edits.put(pair, found[pair])
         return [
@@ -157,7 +157,7 @@ class EditExtractor:
             else:
                 found[text] = doc
         stream = self.nlp.pipe((_whitespace_doc(self.nlp, t) for t in missing), batch_size=self.batch_size)
-        bar = tqdm(stream, total=len(missing), desc="spaCy parse", disable=not progress or not missing, leave=False)
+        bar = progress_bar(stream, total=len(missing), desc="spaCy parse", disable=not progress or not missing, leave=False)
         for text, doc in zip(missing, bar):
             doc.tensor = _EMPTY_TENSOR  # ERRANT never reads the tok2vec output; dropping it keeps cached parses small
             self._docs.put(text, doc)

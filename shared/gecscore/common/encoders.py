@@ -638,14 +638,14 @@ class Encoder:
                  progress: bool, pooling: str | None,
                  head: Callable[[Any, Any, Any], Any] | None = None) -> list[np.ndarray]:
         import torch
-        from tqdm.auto import tqdm
+        from gecscore.common.progress import progress_bar
 
         ids = self.token_ids(texts, max_length)
         order = sorted(range(len(texts)), key=lambda i: -len(ids[i]))
         results: list[np.ndarray | None] = [None] * len(texts)
         pad = self.tokenizer.pad_token_id or 0
         starts = range(0, len(order), batch_size)
-        for start in tqdm(starts, desc=f"encoding with {os.path.basename(str(self.name))}",
+        for start in progress_bar(starts, desc=f"encoding with {os.path.basename(str(self.name))}",
                           disable=not progress, unit="batch"):
             batch = order[start:start + batch_size]
             width = max(len(ids[i]) for i in batch)

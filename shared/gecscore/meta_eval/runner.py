@@ -7,7 +7,6 @@ import warnings
 from dataclasses import asdict, dataclass, field
 from typing import Any, Sequence
 
-from tqdm.auto import tqdm
 
 from gecscore.common.caller import warn
 from gecscore.common.signature import make_signature
@@ -17,6 +16,7 @@ from gecscore.meta_eval.correlate import (Correlation, PairwiseAgreement, Window
                         window_correlations)
 from gecscore.meta_eval.data import MetaEvalData
 from gecscore.meta_eval.protocol import SentenceMetric, SystemScores
+from gecscore.common.progress import progress_bar
 
 
 @dataclass
@@ -65,7 +65,7 @@ def score_systems(metric: SentenceMetric, data: MetaEvalData, systems: Sequence[
     settings = metric.settings()
     gold = _gold_text(data)
     out: dict[str, SystemScores] = {}
-    for system in tqdm(systems, desc=f"{metric.name} systems", disable=not progress, leave=False):
+    for system in progress_bar(systems, desc=f"{metric.name} systems", disable=not progress, leave=False):
         hypotheses = data.hypotheses[system]
         key = score_key(metric.name, settings, data.sources, hypotheses, data.references, gold)
         scores = cache.get(metric.name, key) if cache is not None else None

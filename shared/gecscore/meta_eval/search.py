@@ -22,7 +22,6 @@ import math
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping, Sequence
 
-from tqdm.auto import tqdm
 
 from gecscore.meta_eval.aggregate import aggregate_scores
 from gecscore.meta_eval.cache import ScoreCache
@@ -30,6 +29,7 @@ from gecscore.meta_eval.correlate import Correlation, correlate_systems
 from gecscore.meta_eval.data import MetaEvalData
 from gecscore.meta_eval.metrics import get_metric
 from gecscore.meta_eval.runner import score_systems
+from gecscore.common.progress import progress_bar
 
 Scorer = Callable[[Any, MetaEvalData, Sequence[str]], Mapping[str, float]]
 KEYS = ("pearson", "spearman")
@@ -132,7 +132,7 @@ def grid_search(values: Sequence[Any], scorer: Scorer, data: MetaEvalData, *, sy
     """Score `data` once per value and choose the best (UOT-ERRANT: Pearson, ties by Spearman)."""
     systems = data.system_set(system_set)
     points = [GridPoint(v, correlate_with_humans(scorer(v, data, systems), data, systems, humans))
-              for v in tqdm(values, desc=f"search {param}", disable=not progress, leave=False)]
+              for v in progress_bar(values, desc=f"search {param}", disable=not progress, leave=False)]
     return GridSearch(param, key, points, rank_correlations([p.correlation for p in points], key, decimals))
 
 
@@ -144,7 +144,7 @@ def cross_validated_search(values: Sequence[Any], scorer: Scorer, folds: Mapping
         raise ValueError(f"cross-validation needs at least two folds, got {list(folds)}")
     names = list(folds)
     table = []
-    for value in tqdm(values, desc=f"search {param}", disable=not progress, leave=False):
+    for value in progress_bar(values, desc=f"search {param}", disable=not progress, leave=False):
         row = []
         for name in names:
             systems = folds[name].system_set(system_set)

@@ -23,7 +23,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar, Literal, Mapping, Sequence
 
-from tqdm.auto import tqdm
 
 from gecscore.pt_m2 import lattice as m2
 from gecscore.common.inputs import check_encoder_work, tokenise_or_check
@@ -43,6 +42,7 @@ from gecscore.common.signature import make_signature
 from gecscore.common.statistics import Statistics
 from gecscore.common.validation import check_references, check_same_length, check_texts
 from gecscore.pt_m2 import SPEC
+from gecscore.common.progress import progress_bar
 
 if TYPE_CHECKING:
     from gecscore.common.edits import EditExtractor
@@ -240,7 +240,7 @@ def m2_candidates(sources: Sequence[str], hypotheses: Sequence[str], gold: Seque
     gold_types: list[dict[int, list[str]]] = []
     requests: list[WeightRequest] = []
     owners: list[tuple[int, int]] = []  # (sentence, annotator) of each request
-    rows = tqdm(range(len(sources)), desc="PT-M2 edits", disable=not progress, leave=False)
+    rows = progress_bar(range(len(sources)), desc="PT-M2 edits", disable=not progress, leave=False)
     for i in rows:
         source = sources[i].split()
         per_annotator = m2.extract_edits(source, hypotheses[i].split(), m2.gold_edits(gold[i]),

@@ -18,7 +18,8 @@ from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
-from tqdm.auto import tqdm
+
+from gecscore.common.progress import progress_bar, progress_write
 
 
 def set_seed(seed: int) -> None:
@@ -194,7 +195,7 @@ def fit(stage: Stage, model: Any, tokenizer: Any, *, lengths: Sequence[int],
         model.train()
         batches = batches_for_epoch(lengths, config.batch_size, config.seed + epoch)
         total = 0.0
-        bar = tqdm(batches, desc=f"{stage.name} epoch {epoch + 1}/{config.epochs}", disable=not config.progress)
+        bar = progress_bar(batches, desc=f"{stage.name} epoch {epoch + 1}/{config.epochs}", disable=not config.progress)
         for step, batch in enumerate(bar, 1):
             loss = loss_fn(model, batch)
             loss.backward()
@@ -217,8 +218,8 @@ def fit(stage: Stage, model: Any, tokenizer: Any, *, lengths: Sequence[int],
         _save_model(model, tokenizer, stage.last_dir, {"optimizer.pt": optimizer.state_dict()})
         stage.save_state(state)
         if config.progress:
-            tqdm.write(f"{stage.name} epoch {epoch + 1}: " + ", ".join(f"{k}={v:.4f}" for k, v in record.items()
-                                                                       if isinstance(v, float)))
+            progress_write(f"{stage.name} epoch {epoch + 1}: " + ", ".join(f"{k}={v:.4f}" for k, v in record.items()
+                                                                        if isinstance(v, float)))
     state.finished = True
     stage.save_state(state)
     return stage.best_dir

@@ -14,7 +14,6 @@ from dataclasses import dataclass, field, fields
 from typing import TYPE_CHECKING, Any, ClassVar, Mapping, Sequence
 
 import numpy as np
-from tqdm.auto import tqdm
 
 from gecscore.common.degenerate import (
     DEGENERATE_TRANSPORT, OVER_TRANSPORT, TRUNCATED, ZERO_WEIGHT_EDITS, DegenerateOutputWarning, flag, merge,
@@ -36,6 +35,7 @@ from gecscore.common.validation import check_references, check_texts
 
 from gecscore.uot_errant import SPEC, compare
 from gecscore.common.caller import warn
+from gecscore.common.progress import progress_bar
 
 if TYPE_CHECKING:
     from spacy.language import Language
@@ -454,7 +454,7 @@ class UOTErrant:
         transports: list[list[Transport | None]] = []
         degenerate: list[dict[str, Any]] = []
         pairs = zip(hyp_sets, ref_sets)
-        for i, (hyp, refs) in enumerate(tqdm(pairs, total=len(hyp_sets), desc=f"UOT {name}",
+        for i, (hyp, refs) in enumerate(progress_bar(pairs, total=len(hyp_sets), desc=f"UOT {name}",
                                              disable=not self.progress, leave=False)):
             row, row_t = [], []
             for r, ref in enumerate(refs):
