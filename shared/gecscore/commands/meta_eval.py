@@ -176,7 +176,15 @@ def _stem(*parts: str) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Load the data set, score (through the cache), print the table, write JSON and plots."""
+    """Load the data set, score (through the cache), print the table, write JSON and plots; model-loading bars
+    follow the command's own progress setting (a terminal, unless --no-progress)."""
+    from gecscore.common.encoders import loading_progress
+
+    with loading_progress(not args.no_progress and sys.stderr.isatty()):
+        return _run(args)
+
+
+def _run(args: argparse.Namespace) -> int:
     from gecscore.meta_eval.cache import ScoreCache, default_cache_dir
     from gecscore.meta_eval.data import load_dataset
     from gecscore.meta_eval.metrics import get_metric

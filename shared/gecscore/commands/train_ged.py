@@ -50,11 +50,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    """Train and print the best checkpoint's folder; model-loading bars follow --no-progress as the training's."""
+    from gecscore.common.encoders import loading_progress
     from gecscore.training import load_corpora, train_ged
 
     train = load_corpora(args.train, args.data_dir)
     dev = load_corpora(args.dev, args.data_dir)
-    best = train_ged(train, dev, args.out, model=args.model, options=ged_options(args), device=args.device,
-                     progress=not args.no_progress)
+    with loading_progress(not args.no_progress):
+        best = train_ged(train, dev, args.out, model=args.model, options=ged_options(args), device=args.device,
+                         progress=not args.no_progress)
     print(best)
     return 0

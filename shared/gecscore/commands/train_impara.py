@@ -32,6 +32,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    """Train and print the best checkpoint's folder; model-loading bars follow --no-progress as the training's."""
+    from gecscore.common.encoders import loading_progress
     from gecscore.training import load_corpora, train_impara
 
     train = load_corpora(args.train, args.data_dir)
@@ -44,7 +46,8 @@ def run(args: argparse.Namespace) -> int:
                    train_layers=args.train_layers, pooling=args.pooling)
     pairs = PairOptions(n_try=args.n_try, max_train=args.max_pairs[0], max_dev=args.max_pairs[1],
                         max_devtest=args.max_pairs[2], seed=args.pair_seed)
-    best = train_impara(train, dev, args.out, model=args.model, ged=ged, qe=qe, pairs=pairs, seeds=args.seeds,
-                        devtest=devtest, device=args.device, progress=not args.no_progress)
+    with loading_progress(not args.no_progress):
+        best = train_impara(train, dev, args.out, model=args.model, ged=ged, qe=qe, pairs=pairs, seeds=args.seeds,
+                            devtest=devtest, device=args.device, progress=not args.no_progress)
     print(best)
     return 0
