@@ -24,11 +24,12 @@ from gecscore.common.m2io import m2_references, read_m2_input
 from gecscore.common.options import MetricSpec, did_you_mean, input_options
 from gecscore.common.results import MetricResult
 from gecscore.common.statistics import Statistics
+from gecscore.gleu import SPEC as GLEU
 from gecscore.impara_ged import SPEC as IMPARA_GED
 from gecscore.pt_m2 import SPEC as PT_M2
 from gecscore.uot_errant import SPEC as UOT_ERRANT
 
-SPECS: dict[str, MetricSpec] = {spec.name: spec for spec in (UOT_ERRANT, PT_M2, CLEME2, IMPARA_GED)}
+SPECS: dict[str, MetricSpec] = {spec.name: spec for spec in (UOT_ERRANT, PT_M2, CLEME2, IMPARA_GED, GLEU)}
 
 
 @dataclass(frozen=True)

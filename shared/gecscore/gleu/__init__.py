@@ -1,0 +1,50 @@
+"""GLEU: n-gram precision against a reference, less the n-grams kept from the source that the reference changed.
+
+The default variant is the official GLEU+ script of Napoles et al. (keisks/jfleg `eval/gleu.py`), the one JFLEG
+results are reported with: 500 seeded draws of one reference per sentence, the mean of their corpus GLEU, with the
+draws' spread and a normal 95% interval. `metric.py` gathers the n-gram statistics and scores them; `SPEC` declares
+the options once.
+"""
+
+from gecscore.common.exports import lazy_exports
+from gecscore.common.options import MetricSpec, Option, input_options
+
+# The public interface beyond SPEC: name -> module of this package.
+_EXPORTS = dict.fromkeys(("DrawnGLEU", "GLEUStatistics", "gleu", "ngram_counts", "reference_draws",
+                          "sentence_counts", "statistic_names"), "metric")
+__getattr__ = lazy_exports(__name__, _EXPORTS)
+__all__ = ["SPEC", *_EXPORTS]
+
+#: A record's statistics with the default n = 4 (a smaller `n` lists the orders up to it).
+STATISTICS = ("hyp_len", "ref_len", *(f"{kind}_{k}" for k in range(1, 5) for kind in ("match", "total")))
+
+SPEC = MetricSpec(
+    name="gleu",
+    title="GLEU",
+    summary="GLEU+ (Napoles et al.): n-gram precision that penalises source n-grams the reference changed, mean "
+            "over 500 seeded reference draws (the official JFLEG script)",
+    variants=("official",),
+    runner="gecscore.gleu.metric",
+    sentence_option="sentences",
+    statistics=STATISTICS,
+    sentence_fields=(
+        ("gleu", "the sentence's GLEU as the script's `--sent` gives it: the mean, over its references, of its "
+                 "smoothed GLEU against each; equal to `score`"),
+        ("std", "the standard deviation of those per-reference values (the script's sentence spread)"),
+        ("per_reference_gleu", "the smoothed sentence GLEU against every reference, in order"),
+        ("draws", "how many of the corpus iterations drew each reference for this sentence"),
+    ),
+    options=(
+        Option("variant", "str", "official", "'official': the GLEU+ script of keisks/jfleg (ee06ff8), exactly",
+               choices=("official",)),
+        Option("iterations", "int", 500, "number of seeded reference draws averaged (the script's 500)", minimum=1),
+        Option("seed_step", "int", 101, "iteration j draws with Python's random seeded j × seed_step (the "
+               "script's 101)", minimum=0),
+        Option("n", "int", 4, "highest n-gram order (the script divides the sum of log precisions by 4 whatever "
+               "the order)", minimum=1, maximum=4),
+        *input_options(errant=False),
+        Option("sentences", "bool", False, "also return per-sentence records: SentGLEU, the per-reference values, "
+               "the n-gram statistics (aliases `return_sentence_scores`, `sentence_scores`)", kind="output"),
+        Option("progress", "bool", False, "show progress bars", kind="output"),
+    ),
+)
