@@ -30,6 +30,8 @@ MODEL_FREE = [
     ("cleme2", {"weighting": "none", "level": "sentence", "assumption": "independent"}),
     ("cleme2", {"variant": "cleme", "weighting": "none"}),
     ("cleme2", {"variant": "cleme", "level": "sentence"}),
+    ("gleu", {}),
+    ("gleu", {"iterations": 20, "seed_step": 7}),
 ]
 
 

@@ -1,0 +1,146 @@
+"""GLEU equals the official GLEU+ script (golden files of `tests/golden_gleu/`, made by running it) float for float,
+corpus and sentence level; the CLI, the leaderboard with a baseline, sharding and resampling work for it."""
+
+import ast
+import json
+import random
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from gecscore import registry, sharding
+from gecscore.cli import main
+from gecscore.gleu import DrawnGLEU, reference_draws, sentence_counts
+from gecscore.common.bootstrap import confidence_interval, paired_approximate_randomization
+
+GOLDEN = json.loads((Path(__file__).parent / "golden_gleu" / "gleu_golden.json").read_text(encoding="utf-8"))
+
+
+def lines(parent: Path, relative: str) -> list[str]:
+    """A one-sentence-a-line file as the script reads it (one entry per line)."""
+    return (parent / relative).read_text(encoding="utf-8").rstrip("\n").split("\n")
+
+
+def corpus(parent: Path, case: dict) -> tuple[list[str], list[list[str]]]:
+    """The sources and the references (one list per sentence) of a golden case."""
+    return lines(parent, case["src"]), [list(refs) for refs in zip(*(lines(parent, r) for r in case["refs"]))]
+
+
+def printed_lists(printed: str) -> list[list]:
+    """The Python lists the script printed, one per hypothesis file (it prints the file name, then the list)."""
+    return [ast.literal_eval(line) for line in printed.splitlines() if line.startswith("[")]
+
+
+def as_printed(mean: float, std: float, low: float, high: float) -> list[str]:
+    """The values formatted as the script prints them."""
+    return ["%f" % mean, "%f" % std, "(%.3f,%.3f)" % (low, high)]
+
+
+@pytest.mark.parametrize("case", GOLDEN["corpus"], ids=lambda c: c["name"])
+def test_corpus_equals_the_official_script(shared_data, case):
+    sources, references = corpus(shared_data.parent, case)
+    results = registry.run_systems("gleu", sources, {hyp: lines(shared_data.parent, hyp) for hyp in case["hyps"]},
+                                   references)
+    for hyp, printed in zip(case["hyps"], printed_lists(case["printed"])):
+        result, full = results[hyp], case["full"][hyp]
+        assert result.score == full["mean"], hyp
+        assert result.details["std"] == full["std"], hyp
+        assert result.details["interval"] == [full["low"], full["high"]], hyp
+        assert printed == [as_printed(result.score, result.details["std"], *result.details["interval"])]
+
+
+def test_the_issues_seeda_values():
+    seeda = next(c for c in GOLDEN["corpus"] if c["name"] == "seeda")
+    assert [round(seeda["full"][h]["mean"], 7) for h in seeda["hyps"]] == [0.6352154, 0.5836603]
+
+
+@pytest.mark.parametrize("case", GOLDEN["sentence"], ids=lambda c: c["name"])
+def test_sentence_gleu_equals_the_scripts_sent_mode(shared_data, case):
+    sources, references = corpus(shared_data.parent, case)
+    result = registry.run("gleu", sources, lines(shared_data.parent, case["hyp"]), references, sentences=True)
+    assert [(s["score"], s["std"]) for s in result.sentences] == [(f["mean"], f["std"]) for f in case["full"]]
+    printed = printed_lists(case["printed"])[0]
+    assert [as_printed(s["score"], s["std"], 0, 0)[:2] for s in result.sentences] == [p[:2] for p in printed]
+
+
+def test_the_draws_are_pythons_random_as_the_script_calls_it():
+    draws = reference_draws((3,) * 7, 4, 101)
+    expected = []
+    for j in range(4):
+        random.seed(j * 101)
+        expected.append([random.randint(0, 2) for _ in range(7)])
+    assert draws.tolist() == expected
+    assert not draws.flags.writeable
+
+
+def test_sentence_statistics_by_hand():
+    # the cat sat → the cat sat against "the dog sat": unigrams the, sat match; "cat" is kept from the source
+    # where the reference changed it (−1); both bigrams are such source bigrams: 0 − 2, floored at 0.
+    counts = sentence_counts("the cat sat", "the cat sat", ["the dog sat", "the cat sat"], 2)
+    assert counts.tolist() == [[3, 3, 1, 3, 0, 2], [3, 3, 3, 3, 2, 2]]
+
+
+def test_cli_prints_the_corpus_score(shared_data, tmp_path, capsys):
+    case = next(c for c in GOLDEN["corpus"] if c["name"] == "seeda")
+    hyp = case["hyps"][0]
+    code = main(["score", "gleu", "--sources", str(shared_data.parent / case["src"]), "--predictions",
+                 str(shared_data.parent / hyp), "--references", *(str(shared_data.parent / r) for r in case["refs"]),
+                 "--format", "json"])
+    assert code == 0
+    printed = json.loads(capsys.readouterr().out)
+    assert printed["gleu"] == case["full"][hyp]["mean"] and printed["std"] == case["full"][hyp]["std"]
+
+
+def test_leaderboard_with_a_baseline(shared_data, tmp_path, capsys):
+    case = next(c for c in GOLDEN["corpus"] if c["name"] == "seeda")
+    paths = {}
+    for name, relative in (("src", case["src"]), ("gpt", case["hyps"][0]), ("ref0", case["refs"][0]),
+                           ("ref1", case["refs"][1])):
+        paths[name] = tmp_path / f"{name}.txt"
+        paths[name].write_text("\n".join(lines(shared_data.parent, relative)[:40]) + "\n", encoding="utf-8")
+    code = main(["score", "gleu", "--sources", str(paths["src"]), "--predictions", str(paths["gpt"]),
+                 str(paths["src"]), "--names", "gpt", "input", "--baseline", "input", "--bootstrap", "200",
+                 "--references", str(paths["ref0"]), str(paths["ref1"])])
+    assert code == 0
+    out = capsys.readouterr().out
+    assert re.search(r"^\s*1\s+gpt\s+0\.\d{4}", out, flags=re.M) and "baseline" in out
+
+
+SOURCES = ["I has a apple .", "He go to school yesterday .", "This is fine .", "She like cats and dog ."]
+PREDICTIONS = ["I have an apple .", "He went to the school yesterday .", "This is fine .", "She likes cats and dog ."]
+REFERENCES = [["I have an apple .", "I had an apple ."], ["He went to school yesterday ."], ["This is fine ."],
+              ["She likes cats and dogs .", "She likes cats and a dog .", "She liked cats and dogs ."]]
+
+
+def test_shards_merge_into_the_full_run():
+    full = registry.run("gleu", SOURCES, PREDICTIONS, REFERENCES)
+    merged = sharding.run_in_shards("gleu", SOURCES, PREDICTIONS, REFERENCES, shards=2)
+    assert merged.score == full.score and merged.details["std"] == full.details["std"]
+    assert merged.sentences == full.sentences
+
+
+def test_the_resampled_statistic_is_the_score_on_the_whole_corpus():
+    result = registry.run("gleu", SOURCES, PREDICTIONS, REFERENCES)
+    statistic = result.statistic
+    assert isinstance(statistic, DrawnGLEU) and statistic(np.arange(4)) == result.score
+    rows = np.array([[0, 1, 2, 3], [3, 3, 1, 0], [2, 2, 2, 2]])
+    assert np.allclose(statistic.batch(rows), [statistic(row) for row in rows], rtol=0, atol=1e-12)
+    interval = confidence_interval(statistic, 4, n_samples=50)
+    assert interval.score == result.score and interval.low <= interval.high
+    other = registry.run("gleu", SOURCES, SOURCES, REFERENCES).statistic
+    test = paired_approximate_randomization(other, statistic, 4, n_samples=50)
+    assert test.system_score == result.score and 0 < test.p_value <= 1
+
+
+def test_a_lower_order_lists_its_statistics_and_keeps_the_scripts_divisor():
+    result = registry.run("gleu", SOURCES, PREDICTIONS, REFERENCES, n=2, sentences=True)
+    assert list(result.sentences[0]["statistics"]) == ["hyp_len", "ref_len", "match_1", "total_1", "match_2",
+                                                        "total_2"]
+    # "This is fine ." against itself: both precisions 1, so the divisor shows only where they are below 1
+    assert result.sentences[2]["score"] == 1.0
+    stats = result.sentences[1]["statistics"]  # 7 tokens against 6: no brevity penalty
+    precision = sum(np.log(stats[f"match_{k}"] / stats[f"total_{k}"]) for k in (1, 2)) / 4
+    assert precision < 0
+    assert result.sentences[1]["score"] == pytest.approx(np.exp(precision), abs=1e-15)
