@@ -121,17 +121,31 @@ def test_shards_merge_into_the_full_run():
     assert merged.sentences == full.sentences
 
 
-def test_the_resampled_statistic_is_the_score_on_the_whole_corpus():
-    result = registry.run("gleu", SOURCES, PREDICTIONS, REFERENCES)
+def test_the_resampled_statistic_is_the_scripts_rule_on_the_resample():
+    stats = registry.statistics_systems("gleu", SOURCES, {"s": PREDICTIONS}, REFERENCES)["s"]
+    result = registry.score("gleu", stats)
     statistic = result.statistic
     assert isinstance(statistic, DrawnGLEU) and statistic(np.arange(4)) == result.score
-    rows = np.array([[0, 1, 2, 3], [3, 3, 1, 0], [2, 2, 2, 2]])
-    assert np.allclose(statistic.batch(rows), [statistic(row) for row in rows], rtol=0, atol=1e-12)
+    rows = np.array([[0, 1, 2, 3], [3, 3, 1, 0], [2, 2, 2, 2], [1, 0]], dtype=object)
+    for row in rows:
+        assert statistic(np.asarray(row)) == registry.score("gleu", stats.take(row)).score
+    square = np.array([[0, 1, 2, 3], [3, 3, 1, 0], [2, 2, 2, 2], [3, 0, 3, 0]])
+    assert statistic.batch(square).tolist() == [registry.score("gleu", stats.take(r)).score for r in square]
     interval = confidence_interval(statistic, 4, n_samples=50)
     assert interval.score == result.score and interval.low <= interval.high
     other = registry.run("gleu", SOURCES, SOURCES, REFERENCES).statistic
     test = paired_approximate_randomization(other, statistic, 4, n_samples=50)
     assert test.system_score == result.score and 0 < test.p_value <= 1
+
+
+def test_a_uniform_corpus_resamples_with_the_same_draws(shared_data):
+    case = next(c for c in GOLDEN["corpus"] if c["name"] == "jfleg")
+    sources, references = corpus(shared_data.parent, case)
+    stats = registry.statistics_systems("gleu", sources, {"s": lines(shared_data.parent, case["hyps"][1])},
+                                        references)["s"]
+    statistic = registry.score("gleu", stats).statistic
+    rows = np.random.default_rng(1).integers(0, len(stats), size=(3, len(stats)))
+    assert statistic.batch(rows).tolist() == [registry.score("gleu", stats.take(r)).score for r in rows]
 
 
 def test_a_lower_order_lists_its_statistics_and_keeps_the_scripts_divisor():

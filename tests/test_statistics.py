@@ -32,6 +32,7 @@ RUNS = [
     ("cleme2", {"weighting": "none"}),
     ("cleme2", {"weighting": "none", "level": "sentence"}),
     ("cleme", {"weighting": "none"}),
+    ("gleu", {}),
     ("cleme", {}),
 ]
 

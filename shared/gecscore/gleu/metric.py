@@ -19,6 +19,7 @@ from __future__ import annotations
 import functools
 import math
 import random
+import warnings
 from collections import Counter
 from dataclasses import dataclass
 from typing import Any, ClassVar, Mapping, Sequence
@@ -35,7 +36,7 @@ from gecscore.gleu import SPEC
 
 #: The script divides the summed log precisions by 4 whatever the n-gram order.
 LOG_PRECISION_DIVISOR = 4
-#: Resamples scored per matrix product in `DrawnGLEU.batch` (bounds its memory: rows × iterations × statistics).
+#: Resamples scored per matrix product in `DrawnGLEU.batch` (bounds its memory: rows × sentences × references).
 _BATCH_ROWS = 256
 #: The settings that change the numbers, in signature order.
 SETTINGS = ("variant", "iterations", "seed_step", "n", "tokenize", "robust")
@@ -81,17 +82,6 @@ def gleu(stats: Sequence[int], *, smooth: bool = False) -> float:
     return math.exp(min(0, 1 - ref_len / hyp_len) + log_precision)
 
 
-def gleu_array(totals: np.ndarray) -> np.ndarray:
-    """`gleu` of every row of `totals` (last axis: the statistics) at once, in numpy floats (resampling only: the
-    last bit can differ from `gleu`)."""
-    totals = np.asarray(totals, dtype=np.float64)
-    hyp_len, ref_len = totals[..., 0], totals[..., 1]
-    with np.errstate(divide="ignore", invalid="ignore"):
-        log_precision = np.log(totals[..., 2::2] / totals[..., 3::2]).sum(axis=-1) / LOG_PRECISION_DIVISOR
-        values = np.exp(np.minimum(0.0, 1 - ref_len / hyp_len) + log_precision)
-    return np.where((totals == 0).any(axis=-1), 0.0, values)
-
-
 @functools.lru_cache(maxsize=16)
 def reference_draws(reference_counts: tuple[int, ...], iterations: int, seed_step: int) -> np.ndarray:
     """`(iterations, sentences)` reference positions: iteration j seeds Python's `random` with j × `seed_step`
@@ -106,54 +96,61 @@ def reference_draws(reference_counts: tuple[int, ...], iterations: int, seed_ste
 
 
 class DrawnGLEU:
-    """The corpus statistic: the mean over the iterations of the corpus GLEU, every sentence scored against the
-    references it drew in the full corpus.
+    """The corpus statistic: the script's rule on the sentences at `indices` as a corpus of their own, i.e.
+    `score(stats.take(indices))`: the references drawn for that corpus's positions (the same draws for every
+    bootstrap resample of a corpus whose sentences have the same number of references), the mean over the
+    iterations of its corpus GLEU."""
 
-    On all sentences in order this is the corpus score exactly. A resample keeps each sentence's own draws (the
-    draws of its position in the scored corpus), so resampling changes which sentences count, not how the
-    script's generator assigned their references; `join` keeps each system's draws, which are the same for the
-    same sentence positions."""
-
-    def __init__(self, counts: np.ndarray, draws: np.ndarray) -> None:
+    def __init__(self, counts: np.ndarray, reference_counts: np.ndarray, iterations: int, seed_step: int) -> None:
         self.counts = counts  # (sentences, most references, statistics), zero-padded
-        self.draws = draws  # (iterations, sentences)
+        self.reference_counts = reference_counts  # (sentences,)
+        self.iterations = iterations
+        self.seed_step = seed_step
 
     def __len__(self) -> int:
         return len(self.counts)
 
-    def totals(self, indices: np.ndarray) -> np.ndarray:
-        """`(iterations, statistics)`: every iteration's statistics summed over the sentences at `indices`."""
-        indices = np.asarray(indices, dtype=np.int64).reshape(-1)
-        return self.counts[indices[None, :], self.draws[:, indices]].sum(axis=1)
-
-    def scores(self, indices: np.ndarray) -> list[float]:
-        """The corpus GLEU of every iteration on the sentences at `indices` (Python floats, the script's)."""
-        return [gleu(row) for row in self.totals(indices).tolist()]
+    def draws(self, indices: np.ndarray) -> np.ndarray:
+        """The draws of the corpus made of the sentences at `indices`."""
+        return reference_draws(tuple(self.reference_counts[indices].tolist()), self.iterations, self.seed_step)
 
     def __call__(self, indices: np.ndarray) -> float:
-        return float(np.mean(self.scores(indices)))
+        indices = np.asarray(indices, dtype=np.int64).reshape(-1)
+        totals = self.counts[indices[None, :], self.draws(indices)].sum(axis=1)
+        return _mean_gleu(totals)
 
     def batch(self, indices: np.ndarray) -> np.ndarray:
-        """The statistic of every row of `indices`: each row's sentence multiplicities times every iteration's
-        per-sentence statistics, one matrix product per statistic."""
+        """The statistic of every row of `indices`: per reference position r, the 0/1 matrix of the iterations
+        that drew r at each position times the rows' statistics against r, summed (integers, exact in float64),
+        then each iteration's GLEU as in `__call__`."""
         indices = np.asarray(indices, dtype=np.int64)
-        sentences = np.arange(len(self.counts))[None, :]
-        per_iteration = [self.counts[sentences, self.draws, s].T.astype(np.float64)
-                         for s in range(self.counts.shape[2])]
-        out = []
-        for rows in np.array_split(indices, max(1, len(indices) // _BATCH_ROWS)):
-            weights = np.zeros((len(rows), len(self.counts)))
-            np.add.at(weights, (np.arange(len(rows))[:, None], rows), 1.0)
-            out.append(gleu_array(np.stack([weights @ column for column in per_iteration], axis=-1)).mean(axis=1))
-        return np.concatenate(out)
+        out = np.empty(len(indices))
+        groups: dict[tuple[int, ...], list[int]] = {}
+        for i, row in enumerate(indices):
+            groups.setdefault(tuple(self.reference_counts[row].tolist()), []).append(i)
+        for members in groups.values():
+            draws = self.draws(indices[members[0]])
+            drew = [(draws == r).astype(np.float64) for r in range(self.counts.shape[1])]
+            for part in np.array_split(np.asarray(members), max(1, len(members) // _BATCH_ROWS)):
+                rows = self.counts[indices[part]].astype(np.float64)  # (rows, positions, references, statistics)
+                totals = sum(np.matmul(mask, rows[:, :, r, :]) for r, mask in enumerate(drew))
+                out[part] = [_mean_gleu(row) for row in np.rint(totals).astype(np.int64)]
+        return out
 
     def join(self, other: DrawnGLEU) -> DrawnGLEU:
-        """This statistic's sentences followed by `other`'s, each with its own draws."""
-        if not isinstance(other, DrawnGLEU) or len(self.draws) != len(other.draws):
-            raise TypeError("only GLEU statistics of the same number of iterations join")
+        """This statistic's sentences followed by `other`'s."""
+        if not isinstance(other, DrawnGLEU) or (self.iterations, self.seed_step) != (other.iterations,
+                                                                                   other.seed_step):
+            raise TypeError("only GLEU statistics of the same iterations and seed step join")
         width = max(self.counts.shape[1], other.counts.shape[1])
         return DrawnGLEU(np.concatenate([_padded(self.counts, width), _padded(other.counts, width)]),
-                         np.concatenate([self.draws, other.draws], axis=1))
+                         np.concatenate([self.reference_counts, other.reference_counts]), self.iterations,
+                         self.seed_step)
+
+
+def _mean_gleu(totals: np.ndarray) -> float:
+    """The mean of every iteration's corpus GLEU (`totals`: iterations × statistics), as the script averages."""
+    return float(np.mean([gleu(row) for row in totals.tolist()]))
 
 
 def _padded(counts: np.ndarray, width: int) -> np.ndarray:
@@ -203,18 +200,22 @@ def statistics_systems(sources: Sequence[str], systems: Mapping[str, Sequence[st
 def score(stats: GLEUStatistics) -> MetricResult:
     """The mean corpus GLEU over the seeded draws with the script's spread and interval, the sentence records
     (SentGLEU against each reference, the iteration-0 draw as the record's reference) and the resamplable
-    statistic (`DrawnGLEU`)."""
+    statistic (`DrawnGLEU`, equal to the mean here on all sentences)."""
     import scipy.stats  # the script's interval, computed by the same call
 
     settings = stats.settings
     names = statistic_names(settings["n"])
     width = max(len(c) for c in stats.counts)
     counts = np.stack([_padded(c[None], width)[0] for c in stats.counts])
-    draws = reference_draws(tuple(len(c) for c in stats.counts), settings["iterations"], settings["seed_step"])
-    statistic = DrawnGLEU(counts, draws)
-    scores = statistic.scores(np.arange(len(counts)))
+    statistic = DrawnGLEU(counts, np.asarray([len(c) for c in stats.counts]), settings["iterations"],
+                          settings["seed_step"])
+    everything = np.arange(len(counts))
+    draws = statistic.draws(everything)
+    scores = [gleu(row) for row in counts[everything[None, :], draws].sum(axis=1).tolist()]
     mean, std = np.mean(scores), np.std(scores)
-    low, high = scipy.stats.norm.interval(0.95, loc=mean, scale=std)
+    with warnings.catch_warnings():  # std 0 (one reference everywhere): scipy's NaN interval, as the script's
+        warnings.simplefilter("ignore", RuntimeWarning)
+        low, high = scipy.stats.norm.interval(0.95, loc=mean, scale=std)
     sentences = []
     for i, per_ref in enumerate(stats.counts):
         values = [gleu(row, smooth=True) for row in per_ref.tolist()]
