@@ -30,8 +30,8 @@ from gecscore.spaces.layout import BERTSCORE_LAYERS
 from gecscore.spaces.loading import METRIC_PATH_ENV, metric_location
 from gecscore.spaces.messages import describe, guarded
 from gecscore.registry import SPECS as METRICS
-from gecscore.spaces_build import (build_space, constraint_pins, main as build_main, pinned_requirements,
-                                   split_card)
+from gecscore.spaces_build import (EXAMPLE_EXTRAS, build_space, constraint_pins, main as build_main,
+                                   pinned_requirements, split_card)
 
 #: Paths of this repository that no built Hub card may name (Hub readers have none of them).
 REPOSITORY_PATHS = ("metrics/", "spaces/", "../shared", "shared/gecscore", "tests/")
@@ -70,6 +70,7 @@ CASES = {
                    ("score", "hit", "err", "und", "ove"), "text=FP_ne"),
     "impara_ged": Case(["embedded", "impara_ged"], {"model": "embedded"}, ["naist-nlp/IMPARA-GED", "impara_ged"],
                        ("score",), "text=Ranking (best first)"),
+    "gleu": Case([500, 101, 4], {}, [], ("gleu", "std"), "text=SentGLEU"),
 }
 
 
@@ -275,6 +276,8 @@ def test_sentence_mode_matches_the_module(served, modules):
         assert {t["class_or_confidence"] for t in explanation} >= {"matched"}
     elif served.name == "cleme2":
         assert "chunk 0" in explanation and "#8fd18f" in explanation  # a TP chunk, coloured
+    elif served.name == "gleu":
+        assert "SentGLEU" in results[0]
     else:
         assert explanation["label"].startswith("4. ")  # GECToR-BERT's line is the best of the five
 
@@ -294,6 +297,8 @@ def test_corpus_mode_matches_the_module(served, modules):
 
 @pytest.mark.real_model
 def test_unloadable_model_is_a_message(served):
+    if not served.case.unloadable:
+        pytest.skip(f"{served.name} loads no model")
     example = served.app.PAGE.sentence_examples[0]
     model = next(s for s in served.case.unloadable if s in ("google/electra-base-discriminator", "bert-base-uncased",
                                                            "naist-nlp/IMPARA-GED"))
@@ -519,6 +524,9 @@ def test_built_cards_name_no_repository_paths(hub):
         card = (hub / name / "README.md").read_text(encoding="utf-8")
         links = re.findall(r"\]\(([^)\s]+)\)", card)
         assert [t for t in links if not t.startswith(("https://", "http://", "#"))] == []  # none into the repo
+        if name not in EXAMPLE_EXTRAS:  # a model-free metric: no extra to install
+            assert "pip install \"gecscore[" not in card.split("```python", 1)[0]
+            continue
         extra = '"gecscore[embedded]"' if name == "impara_ged" and embedded_extra() else '"gecscore[models]"'
         assert f"pip install {extra}" in card.split("```python", 1)[0]
 

@@ -8,7 +8,7 @@ _CITATION = """\
 @inproceedings{napoles-etal-2015-ground,
     title = "Ground Truth for Grammatical Error Correction Metrics",
     author = "Napoles, Courtney and Sakaguchi, Keisuke and Post, Matt and Tetreault, Joel",
-    booktitle = "Proceedings of the 53rd Annual Meeting of the Association for Computational Linguistics and the 7th International Joint Conference on Natural Language Processing (Volume 2: Short Papers)",
+    booktitle = "Proceedings of ACL-IJCNLP 2015 (Volume 2: Short Papers)",
     year = "2015",
     pages = "588--593",
 }
