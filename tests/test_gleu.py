@@ -65,12 +65,14 @@ def test_sentence_gleu_equals_the_scripts_sent_mode(shared_data, case):
     assert [as_printed(s["score"], s["std"], 0, 0)[:2] for s in result.sentences] == [p[:2] for p in printed]
 
 
-def test_the_draws_are_pythons_random_as_the_script_calls_it():
-    draws = reference_draws((3,) * 7, 4, 101)
+@pytest.mark.parametrize("counts, step", [((3,) * 7, 101), ((1,) * 5, 101), ((2,) * 300, 101), ((4,) * 9, 7),
+                                          ((5,) * 40, 2**31 + 11), ((2, 1, 3, 2), 101)])
+def test_the_draws_are_pythons_random_as_the_script_calls_it(counts, step):
+    draws = reference_draws(counts, 6, step)
     expected = []
-    for j in range(4):
-        random.seed(j * 101)
-        expected.append([random.randint(0, 2) for _ in range(7)])
+    for j in range(6):
+        random.seed(j * step)
+        expected.append([random.randint(0, count - 1) for count in counts])
     assert draws.tolist() == expected
     assert not draws.flags.writeable
 

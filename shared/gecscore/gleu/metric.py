@@ -86,12 +86,42 @@ def gleu(stats: Sequence[int], *, smooth: bool = False) -> float:
 def reference_draws(reference_counts: tuple[int, ...], iterations: int, seed_step: int) -> np.ndarray:
     """`(iterations, sentences)` reference positions: iteration j seeds Python's `random` with j × `seed_step`
     and draws `randint(0, R_i − 1)` for each sentence i in order, as the script does (read-only; cached, since
-    every system of a corpus shares them)."""
-    draws = np.empty((iterations, len(reference_counts)), dtype=np.int64)
-    for j in range(iterations):
-        randint = random.Random(j * seed_step).randint
-        draws[j] = [randint(0, count - 1) for count in reference_counts]
+    every system of a corpus shares them). Where every sentence has the same number of references the same
+    stream is drawn with numpy (`_uniform_draws`), about ten times faster."""
+    if len(set(reference_counts)) == 1:
+        draws = _uniform_draws(reference_counts[0], len(reference_counts), iterations, seed_step)
+    else:
+        draws = np.empty((iterations, len(reference_counts)), dtype=np.int64)
+        for j in range(iterations):
+            randint = random.Random(j * seed_step).randint
+            draws[j] = [randint(0, count - 1) for count in reference_counts]
     draws.flags.writeable = False
+    return draws
+
+
+def _uniform_draws(count: int, sentences: int, iterations: int, seed_step: int) -> np.ndarray:
+    """`randint(0, count − 1)` drawn `sentences` times after each `random.seed(j × seed_step)`, without Python's
+    generator: CPython's `randint` takes the top k = count.bit_length() bits of one 32-bit Mersenne Twister output
+    and draws again while they are ≥ count; numpy's legacy `RandomState` is the same generator, seeded by the same
+    `init_by_array` of the seed's 32-bit words, and its `randint` over [0, 2**32) returns the raw outputs.
+    tests/test_gleu.py checks the result against `random` itself."""
+    bits = count.bit_length()
+    state = np.random.RandomState()
+    chunk = sentences * (1 << bits) // count + 64
+    draws = np.empty((iterations, sentences), dtype=np.int64)
+    for j in range(iterations):
+        seed, words = j * seed_step, []
+        while True:
+            words.append(seed & 0xFFFFFFFF)
+            seed >>= 32
+            if not seed:
+                break
+        state.seed(words)
+        kept = np.empty(0, dtype=np.int64)
+        while len(kept) < sentences:
+            top = state.randint(0, 1 << 32, size=chunk, dtype=np.uint32) >> np.uint32(32 - bits)
+            kept = np.concatenate([kept, top[top < count]])
+        draws[j] = kept[:sentences]
     return draws
 
 
