@@ -52,23 +52,40 @@ def ngram_counts(tokens: Sequence[str], k: int) -> Counter[tuple[str, ...]]:
     return Counter(zip(*(tokens[i:] for i in range(k))))
 
 
+#: A text as GLEU sees it: its whitespace-token count and its k-gram counts for k = 1..n.
+Grams = tuple[int, list[Counter[tuple[str, ...]]]]
+
+
+def text_grams(text: str, order: int) -> Grams:
+    """The token count and k-gram counts (k = 1..`order`) of a whitespace-tokenised text."""
+    tokens = text.split()
+    return len(tokens), [ngram_counts(tokens, k) for k in range(1, order + 1)]
+
+
+def grams_counts(source: Grams, hypothesis: Grams, references: Sequence[Grams]) -> np.ndarray:
+    """`sentence_counts` of texts already counted (sources and references are counted once for all systems)."""
+    hyp_len, hyp_grams = hypothesis
+    rows = []
+    for ref_len, ref_grams in references:
+        row = [hyp_len, ref_len]
+        for k, (h, s, r) in enumerate(zip(hyp_grams, source[1], ref_grams), start=1):
+            matched = kept = 0  # one pass over the hypothesis k-grams: found in the reference, or else in the source
+            for gram, count in h.items():
+                if gram in r:
+                    matched += min(count, r[gram])
+                elif gram in s:
+                    kept += min(count, s[gram])
+            row += [max(matched - kept, 0), max(hyp_len + 1 - k, 0)]
+        rows.append(row)
+    return np.asarray(rows, dtype=np.int64)
+
+
 def sentence_counts(source: str, hypothesis: str, references: Sequence[str], order: int) -> np.ndarray:
     """`(references, 2 + 2 × order)` integers: hypothesis length, reference length, then per order k the GLEU
     numerator (matches with the reference less hypothesis k-grams kept from the source that the reference
     changed, floored at 0) and denominator (the hypothesis k-gram count)."""
-    hyp, src = hypothesis.split(), source.split()
-    hyp_grams = [ngram_counts(hyp, k) for k in range(1, order + 1)]
-    src_grams = [ngram_counts(src, k) for k in range(1, order + 1)]
-    rows = []
-    for reference in references:
-        ref = reference.split()
-        row = [len(hyp), len(ref)]
-        for k, h, s in zip(range(1, order + 1), hyp_grams, src_grams):
-            r = ngram_counts(ref, k)
-            kept = sum(min(count, h[gram]) for gram, count in s.items() if gram not in r)
-            row += [max(sum((h & r).values()) - kept, 0), max(len(hyp) + 1 - k, 0)]
-        rows.append(row)
-    return np.asarray(rows, dtype=np.int64)
+    return grams_counts(text_grams(source, order), text_grams(hypothesis, order),
+                        [text_grams(r, order) for r in references])
 
 
 def gleu(stats: Sequence[int], *, smooth: bool = False) -> float:
@@ -198,32 +215,37 @@ class GLEUStatistics(Statistics):
     counts: tuple[np.ndarray, ...]
 
 
-def prepare_text(sources: Any, predictions: Any, references: Any, *, tokenize: bool
-                 ) -> tuple[list[str], list[str], list[list[str]]]:
+def prepare_text(sources: Any, systems: Mapping[str, Any], references: Any, *, tokenize: bool
+                 ) -> tuple[list[str], dict[str, list[str]], list[list[str]]]:
     """The sentence lists checked (same length, references per example), then spaCy-tokenised or checked to be
-    whitespace-tokenised: GLEU counts whitespace tokens, as the script's `split()` does."""
+    whitespace-tokenised, all systems at once: GLEU counts whitespace tokens, as the script's `split()` does."""
     sources = check_texts("sources", sources)
-    predictions = check_texts("predictions", predictions)
-    if len(predictions) != len(sources):
-        raise ValueError(f"`predictions` has {len(predictions)} sentences but `sources` has {len(sources)}")
+    predictions = [check_texts("predictions", texts) for texts in systems.values()]
+    for texts in predictions:
+        if len(texts) != len(sources):
+            raise ValueError(f"`predictions` has {len(texts)} sentences but `sources` has {len(sources)}")
     references = check_references(references, len(sources))
-    sources, (predictions,), references = tokenise_or_check(sources, [predictions], references, tokenize=tokenize)
-    return sources, predictions, references
+    sources, predictions, references = tokenise_or_check(sources, predictions, references, tokenize=tokenize)
+    return sources, dict(zip(systems, predictions)), references
 
 
 def statistics_systems(sources: Sequence[str], systems: Mapping[str, Sequence[str]],
                        references: Sequence[Sequence[str]] | None = None, *, progress: bool = False,
                        **options: Any) -> dict[str, GLEUStatistics]:
-    """Every system's n-gram statistics against every reference; `score` draws the references and scores."""
+    """Every system's n-gram statistics against every reference (the sources and references counted once);
+    `score` draws the references and scores."""
     opts = SPEC.resolve(options)
-    settings = {k: opts[k] for k in SETTINGS}
-    signature = make_signature("gleu", settings, libraries=())
+    order = opts["n"]
+    signature = make_signature("gleu", {k: opts[k] for k in SETTINGS}, libraries=())
+    sources, predictions, references = prepare_text(sources, systems, references, tokenize=opts["tokenize"])
+    source_grams = [text_grams(s, order) for s in sources]
+    reference_grams = [[text_grams(r, order) for r in group] for group in references]
     out = {}
-    for name, predictions in systems.items():
-        srcs, hyps, refs = prepare_text(sources, predictions, references, tokenize=opts["tokenize"])
-        rows = progress_bar(zip(srcs, hyps, refs), total=len(srcs), desc=f"GLEU {name}", disable=not progress)
-        out[name] = GLEUStatistics(settings=opts, signature=signature,
-                                   counts=tuple(sentence_counts(s, h, r, opts["n"]) for s, h, r in rows))
+    for name, hyps in predictions.items():
+        rows = progress_bar(zip(source_grams, reference_grams, hyps), total=len(hyps), desc=f"GLEU {name}",
+                            disable=not progress)
+        out[name] = GLEUStatistics(settings=opts, signature=signature, counts=tuple(
+            grams_counts(s, text_grams(h, order), r) for s, r, h in rows))
     return out
 
 
@@ -235,8 +257,9 @@ def score(stats: GLEUStatistics) -> MetricResult:
 
     settings = stats.settings
     names = statistic_names(settings["n"])
-    width = max(len(c) for c in stats.counts)
-    counts = np.stack([_padded(c[None], width)[0] for c in stats.counts])
+    counts = np.zeros((len(stats.counts), max(len(c) for c in stats.counts), 2 + 2 * settings["n"]), dtype=np.int64)
+    for i, per_ref in enumerate(stats.counts):
+        counts[i, :len(per_ref)] = per_ref
     statistic = DrawnGLEU(counts, np.asarray([len(c) for c in stats.counts]), settings["iterations"],
                           settings["seed_step"])
     everything = np.arange(len(counts))
