@@ -9,9 +9,10 @@ their standard deviation and the normal 95% interval around the mean, as the scr
 score (SentGLEU, the script's `--sent`) is the mean of its smoothed GLEU against each reference.
 
 Statistics are per sentence; the draws depend only on the number of references of every sentence and are made in
-`score`, so shards concatenate. The draws are Python's own generator, not a re-implementation of it, and the
-last step of every iteration runs in Python floats in the script's order of operations, so the mean is the same
-float the script computes; the n-gram statistics are integers, summed with numpy.
+`score`, so shards concatenate. The draws are Python's Mersenne Twister stream as `random.randint` consumes it
+(numpy's copy of the same generator where every sentence has the same number of references, `random` itself
+otherwise), and the last step of every iteration runs in Python floats in the script's order of operations, so
+the mean is the same float the script computes; the n-gram statistics are integers, summed with numpy.
 """
 
 from __future__ import annotations
