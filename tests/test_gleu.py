@@ -12,7 +12,7 @@ import pytest
 
 from gecscore import registry, sharding
 from gecscore.cli import main
-from gecscore.gleu import DrawnGLEU, reference_draws, sentence_counts
+from gecscore.gleu import DrawnGLEU, gleu, gleu_rows, reference_draws, sentence_counts
 from gecscore.common.bootstrap import confidence_interval, paired_approximate_randomization
 
 GOLDEN = json.loads((Path(__file__).parent / "golden_gleu" / "gleu_golden.json").read_text(encoding="utf-8"))
@@ -160,3 +160,11 @@ def test_a_lower_order_lists_its_statistics_and_keeps_the_scripts_divisor():
     precision = sum(np.log(stats[f"match_{k}"] / stats[f"total_{k}"]) for k in (1, 2)) / 4
     assert precision < 0
     assert result.sentences[1]["score"] == pytest.approx(np.exp(precision), abs=1e-15)
+
+
+def test_gleu_rows_is_gleu_bit_for_bit():
+    rng = np.random.default_rng(3)
+    totals = rng.integers(0, 40, size=(400, 10))
+    totals[:, 3::2] += totals[:, 2::2]  # totals at least the matches, as in real statistics
+    totals[::7, 4] = 0
+    assert gleu_rows(totals).tolist() == [gleu(row) for row in totals.tolist()]

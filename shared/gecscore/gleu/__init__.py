@@ -10,7 +10,7 @@ from gecscore.common.exports import lazy_exports
 from gecscore.common.options import MetricSpec, Option, input_options
 
 # The public interface beyond SPEC: name -> module of this package.
-_EXPORTS = dict.fromkeys(("DrawnGLEU", "GLEUStatistics", "gleu", "ngram_counts", "reference_draws",
+_EXPORTS = dict.fromkeys(("DrawnGLEU", "GLEUStatistics", "gleu", "gleu_rows", "ngram_counts", "reference_draws",
                           "sentence_counts", "statistic_names"), "metric")
 __getattr__ = lazy_exports(__name__, _EXPORTS)
 __all__ = ["SPEC", *_EXPORTS]

@@ -100,6 +100,22 @@ def gleu(stats: Sequence[int], *, smooth: bool = False) -> float:
     return math.exp(min(0, 1 - ref_len / hyp_len) + log_precision)
 
 
+def gleu_rows(totals: np.ndarray) -> np.ndarray:
+    """`gleu` of every row of `totals` (last axis: the statistics) at once, bit for bit: numpy's division, sums and
+    minimum are the same IEEE operations in the same order, and the logarithms and exponentials are `math`'s."""
+    totals = np.asarray(totals, dtype=np.int64)
+    zero = (totals == 0).any(axis=-1)
+    safe = np.where(zero[..., None], 1, totals).astype(np.float64)
+    ratios = safe[..., 2::2] / safe[..., 3::2]
+    logs = np.fromiter(map(math.log, ratios.ravel().tolist()), np.float64, ratios.size).reshape(ratios.shape)
+    log_precision = logs[..., 0].copy()
+    for k in range(1, logs.shape[-1]):
+        log_precision += logs[..., k]
+    exponent = np.minimum(0.0, 1 - safe[..., 1] / safe[..., 0]) + log_precision / LOG_PRECISION_DIVISOR
+    values = np.fromiter(map(math.exp, exponent.ravel().tolist()), np.float64, exponent.size).reshape(exponent.shape)
+    return np.where(zero, 0.0, values)
+
+
 @functools.lru_cache(maxsize=16)
 def reference_draws(reference_counts: tuple[int, ...], iterations: int, seed_step: int) -> np.ndarray:
     """`(iterations, sentences)` reference positions: iteration j seeds Python's `random` with j × `seed_step`
@@ -168,9 +184,9 @@ class DrawnGLEU:
         return _mean_gleu(totals)
 
     def batch(self, indices: np.ndarray) -> np.ndarray:
-        """The statistic of every row of `indices`: per reference position r, the 0/1 matrix of the iterations
-        that drew r at each position times the rows' statistics against r, summed (integers, exact in float64),
-        then each iteration's GLEU as in `__call__`."""
+        """The statistic of every row of `indices`, equal to `__call__` of each: per reference position r, the 0/1
+        matrix of the iterations that drew r at each position times the rows' statistics against r (integers,
+        exact in float64), then every iteration's GLEU at once (`gleu_rows`) and each row's mean."""
         indices = np.asarray(indices, dtype=np.int64)
         out = np.empty(len(indices))
         groups: dict[tuple[int, ...], list[int]] = {}
@@ -181,8 +197,11 @@ class DrawnGLEU:
             drew = [(draws == r).astype(np.float64) for r in range(self.counts.shape[1])]
             for part in np.array_split(np.asarray(members), max(1, len(members) // _BATCH_ROWS)):
                 rows = self.counts[indices[part]].astype(np.float64)  # (rows, positions, references, statistics)
-                totals = sum(np.matmul(mask, rows[:, :, r, :]) for r, mask in enumerate(drew))
-                out[part] = [_mean_gleu(row) for row in np.rint(totals).astype(np.int64)]
+                n_rows, positions, _, width = rows.shape
+                totals = sum(mask @ rows[:, :, r, :].transpose(1, 0, 2).reshape(positions, n_rows * width)
+                             for r, mask in enumerate(drew))  # (iterations, rows × statistics)
+                totals = np.rint(totals).astype(np.int64).reshape(-1, n_rows, width).transpose(1, 0, 2)
+                out[part] = [np.mean(values) for values in gleu_rows(totals)]
         return out
 
     def join(self, other: DrawnGLEU) -> DrawnGLEU:
