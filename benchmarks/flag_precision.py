@@ -14,10 +14,9 @@ import json
 import os
 import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
-from report import machine_line, write_report
+from report import base_tree, machine_line, write_report
 
 REPO = Path(__file__).resolve().parent.parent
 MINILM = {"model": "minilm", "layer": 6}
@@ -101,21 +100,14 @@ def main() -> int:
              "perfect corrections with a sentence score below 1 |", "|---|---|---|---|---:|---:|---:|---:|"]
     totals: dict[str, int] = {}
     sentences = 0
-    with tempfile.TemporaryDirectory() as folder:
-        base = Path(folder) / "base"
-        subprocess.run(["git", "worktree", "add", "--detach", "-q", str(base), args.base], cwd=REPO, check=True)
-        try:
-            revision = subprocess.run(["git", "rev-parse", "--short", args.base], cwd=REPO, check=True,
-                                      capture_output=True, text=True).stdout.strip()
-            for config in args.configs:
-                for tree, path in (("before", base), ("after", REPO)):
-                    measured = measure(path, config, data)
-                    lines += rows_of(config, tree, measured)
-                    totals = {s: len(p) for s, p in measured["perfect"].items()}
-                    sentences = measured["sentences"]
-                print(f"{config}: done", file=sys.stderr, flush=True)
-        finally:
-            subprocess.run(["git", "worktree", "remove", "--force", str(base)], cwd=REPO, check=False)
+    with base_tree(REPO, args.base) as (base, revision):
+        for config in args.configs:
+            for tree, path in (("before", base), ("after", REPO)):
+                measured = measure(path, config, data)
+                lines += rows_of(config, tree, measured)
+                totals = {s: len(p) for s, p in measured["perfect"].items()}
+                sentences = measured["sentences"]
+            print(f"{config}: done", file=sys.stderr, flush=True)
     text = (f"Before = {revision} (`--base {args.base}`), after = this checkout. SEEDA subset, "
             f"{len(totals)} systems × {sentences} sentences, references REF0 / REF1, MiniLM where a model is needed. "
             f"Perfect: the prediction equals one of the references ({sum(totals.values())} sentence predictions "

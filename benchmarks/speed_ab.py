@@ -18,10 +18,9 @@ import os
 import statistics
 import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
-from report import machine_line, write_report
+from report import base_tree, machine_line, write_report
 from snapshot import CONFIGS
 
 REPO = Path(__file__).resolve().parent.parent
@@ -66,22 +65,15 @@ def main() -> int:
     load = os.getloadavg()[0]
     data = args.data.resolve()
     rows = []
-    with tempfile.TemporaryDirectory() as folder:
-        base = Path(folder) / "base"
-        subprocess.run(["git", "worktree", "add", "--detach", "-q", str(base), args.base], cwd=REPO, check=True)
-        try:
-            revision = subprocess.run(["git", "rev-parse", "--short", args.base], cwd=REPO, check=True,
-                                      capture_output=True, text=True).stdout.strip()
-            for config in args.configs:
-                times: dict[str, list[float]] = {"A": [], "B": []}
-                for _ in range(args.repeat):
-                    times["A"].append(timed(base, config, data, args.corpus))
-                    times["B"].append(timed(REPO, config, data, args.corpus))
-                a, b = statistics.median(times["A"]), statistics.median(times["B"])
-                rows.append({"config": config, "A": times["A"], "B": times["B"], "ratio": b / a})
-                print(f"{config}: A {a:.2f} s, B {b:.2f} s, B/A {b / a:.3f}", flush=True)
-        finally:
-            subprocess.run(["git", "worktree", "remove", "--force", str(base)], cwd=REPO, check=False)
+    with base_tree(REPO, args.base) as (base, revision):
+        for config in args.configs:
+            times: dict[str, list[float]] = {"A": [], "B": []}
+            for _ in range(args.repeat):
+                times["A"].append(timed(base, config, data, args.corpus))
+                times["B"].append(timed(REPO, config, data, args.corpus))
+            a, b = statistics.median(times["A"]), statistics.median(times["B"])
+            rows.append({"config": config, "A": times["A"], "B": times["B"], "ratio": b / a})
+            print(f"{config}: A {a:.2f} s, B {b:.2f} s, B/A {b / a:.3f}", flush=True)
     lines = [f"A = {revision} (`--base {args.base}`), B = this checkout; corpus {args.corpus}; median of "
              f"{args.repeat} fresh processes per tree, alternating; scoring time only (seconds).", "",
              "| configuration | A | B | B / A | A runs | B runs |", "|---|---|---|---|---|---|"]
