@@ -1,0 +1,53 @@
+"""GREEN: n-gram F-beta of a correction over its source, its hypothesis and a reference (Koyama et al., INLG 2024).
+
+Every n-gram (n = 1..4) of the three texts is counted as a true, false or missed change or keep; precision and
+recall per order are combined by geometric mean into F-beta (β = 2). Each sentence is scored against the reference
+that gives it the highest F, and the corpus score sums the counts of those references. This is gec-metrics 0.1.1's
+`green`, exactly. `metric.py` counts and scores; `SPEC` declares the options once.
+"""
+
+from gecscore.common.exports import lazy_exports
+from gecscore.common.options import MetricSpec, Option, input_options
+
+# The public interface beyond SPEC: name -> module of this package.
+_EXPORTS = dict.fromkeys(("CATEGORIES", "GREENStatistics", "SummedCounts", "green", "sentence_counts",
+                          "statistic_names", "text_tokens"), "metric")
+__getattr__ = lazy_exports(__name__, _EXPORTS)
+__all__ = ["SPEC", *_EXPORTS]
+
+#: The seven n-gram categories of the paper: true deletion / insertion / keep, over-deletion / insertion,
+#: under-deletion / insertion (the first three are true, the next two false, the last two missed).
+_CATEGORIES = ("td", "ti", "tk", "od", "oi", "ud", "ui")
+#: A record's statistics with the default n = 4 (another `n` lists the orders up to it).
+STATISTICS = tuple(f"{category}_{k}" for k in range(1, 5) for category in _CATEGORIES)
+
+SPEC = MetricSpec(
+    name="green",
+    title="GREEN",
+    summary="GREEN (Koyama et al. 2024): n-gram F-beta over source, hypothesis and reference (true, false and "
+            "missed n-gram changes), best reference per sentence, as gec-metrics computes it",
+    variants=(),
+    runner="gecscore.green.metric",
+    sentence_option="sentences",
+    statistics=STATISTICS,
+    sentence_fields=(
+        ("green", "the sentence's GREEN: its F-beta against the chosen reference; equal to `score`"),
+        ("precision", "per n-gram order 1..n, the precision against the chosen reference"),
+        ("recall", "per n-gram order 1..n, the recall against the chosen reference"),
+        ("per_reference_green", "the sentence's F-beta against every reference, in order (the chosen one is the "
+                                "first highest)"),
+    ),
+    options=(
+        Option("n", "int", 4, "highest n-gram order; precision and recall are the geometric means over orders "
+               "1..n", minimum=1),
+        Option("beta", "float", 2.0, "the β of F-beta (recall weighs β times as much as precision)", minimum=0,
+               exclusive_minimum=True),
+        Option("unit", "str", "word", "'word': tokens are the pieces of the stripped text split at single spaces; "
+               "'char': its characters", choices=("word", "char")),
+        *input_options(errant=False),
+        Option("sentences", "bool", False, "also return per-sentence records: GREEN, the chosen reference, the "
+               "per-order precision and recall, the n-gram counts (aliases `return_sentence_scores`, "
+               "`sentence_scores`)", kind="output"),
+        Option("progress", "bool", False, "show progress bars", kind="output"),
+    ),
+)
