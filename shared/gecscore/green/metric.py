@@ -210,6 +210,10 @@ def prepare_text(sources: Any, systems: Mapping[str, Any], references: Any, *, t
     return sources, dict(zip(systems, predictions)), references
 
 
+def check_models(options: Mapping[str, Any]) -> None:
+    """Nothing to check: GREEN loads no model (the Trainer hook asks every metric before training starts)."""
+
+
 def statistics_systems(sources: Sequence[str], systems: Mapping[str, Sequence[str]],
                        references: Sequence[Sequence[str]] | None = None, *, progress: bool = False,
                        **options: Any) -> dict[str, GREENStatistics]:
