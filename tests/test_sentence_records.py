@@ -32,6 +32,8 @@ MODEL_FREE = [
     ("cleme2", {"variant": "cleme", "level": "sentence"}),
     ("gleu", {}),
     ("gleu", {"iterations": 20, "seed_step": 7}),
+    ("green", {}),
+    ("green", {"unit": "char", "beta": 0.5}),
 ]
 
 

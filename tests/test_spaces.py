@@ -71,6 +71,7 @@ CASES = {
     "impara_ged": Case(["embedded", "impara_ged"], {"model": "embedded"}, ["naist-nlp/IMPARA-GED", "impara_ged"],
                        ("score",), "text=Ranking (best first)"),
     "gleu": Case([500, 101, 4], {}, [], ("gleu", "std"), "text=SentGLEU"),
+    "green": Case([4, 2.0, "word"], {}, [], ("green", "precision", "recall"), "text=missed"),
 }
 
 
@@ -278,6 +279,8 @@ def test_sentence_mode_matches_the_module(served, modules):
         assert "chunk 0" in explanation and "#8fd18f" in explanation  # a TP chunk, coloured
     elif served.name == "gleu":
         assert "SentGLEU" in results[0]
+    elif served.name == "green":
+        assert "| n | true | false | missed |" in results[0]
     else:
         assert explanation["label"].startswith("4. ")  # GECToR-BERT's line is the best of the five
 
