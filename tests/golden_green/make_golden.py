@@ -19,7 +19,8 @@ SEEDA_SYSTEMS = ["BART", "BERT-fuse", "GECToR-BERT", "GECToR-ens", "GPT-3.5", "I
                  "REF-M", "Riken-Tohoku", "T5", "TemplateGEC", "TransGEC", "UEDIN-MS"]
 JFLEG = "data/JFLEG/test/"
 CASES = [
-    {"name": "seeda", "src": SEEDA + "INPUT.txt", "refs": ["data/SEEDA/derived/REF0.txt", "data/SEEDA/derived/REF1.txt"],
+    {"name": "seeda", "src": SEEDA + "INPUT.txt",
+     "refs": ["data/SEEDA/derived/REF0.txt", "data/SEEDA/derived/REF1.txt"],
      "hyps": [SEEDA + f"{system}.txt" for system in SEEDA_SYSTEMS]},
     {"name": "jfleg", "src": JFLEG + "test.src", "refs": [JFLEG + f"test.ref{k}" for k in range(4)],
      "hyps": [JFLEG + "test.src", JFLEG + "test.spellchecked.src"]},
