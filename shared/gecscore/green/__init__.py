@@ -24,8 +24,8 @@ STATISTICS = tuple(f"{category}_{k}" for k in range(1, 5) for category in _CATEG
 SPEC = MetricSpec(
     name="green",
     title="GREEN",
-    summary="GREEN (Koyama et al. 2024): n-gram F-beta over source, hypothesis and reference (true, false and "
-            "missed n-gram changes), best reference per sentence, as gec-metrics computes it",
+    summary="n-gram F-beta over source, hypothesis and reference (Koyama et al. 2024): true, false and missed "
+            "n-gram changes, best reference per sentence, as gec-metrics computes it",
     variants=(),
     runner="gecscore.green.metric",
     sentence_option="sentences",

@@ -110,7 +110,7 @@ def category_counts(source: Sequence[Counted], hypothesis: Sequence[Counted], re
     group = (keys // vocabulary) * order + orders[keys % vocabulary] - 1
     summed = np.stack([np.bincount(group, weights=column, minlength=len(pairs) * order) for column in categories.T],
                       axis=1).astype(np.int64).reshape(len(pairs), order, len(CATEGORIES))
-    bounds = np.cumsum([0] + [len(group) for group in references])
+    bounds = np.cumsum([0] + [len(refs) for refs in references])
     return [summed[start:stop] for start, stop in zip(bounds[:-1], bounds[1:])]
 
 
