@@ -92,12 +92,12 @@ def category_counts(source: Sequence[Counted], hypothesis: Sequence[Counted], re
                     orders: np.ndarray, order: int) -> list[np.ndarray]:
     """Per sentence, `(references, order, 7)` integers: the category counts of every n-gram order against every
     reference (sentence i: `source[i]`, `hypothesis[i]`, `references[i]`; `orders[id]` is an n-gram's order)."""
-    pairs = [(i, ref) for i, group in enumerate(references) for ref in group]
-    parts = []  # (pair, n-gram id, role 0/1/2 = source/hypothesis/reference, count) per text of every pair
-    for p, (i, ref) in enumerate(pairs):
-        for role, (ids, counts) in enumerate((source[i], hypothesis[i], ref)):
-            parts.append((np.full(len(ids), p, dtype=np.int64), ids, np.full(len(ids), role), counts))
-    pair, ids, role, counts = (np.concatenate(column) for column in zip(*parts))
+    texts = [text for i, group in enumerate(references) for ref in group for text in (source[i], hypothesis[i], ref)]
+    pairs = len(texts) // 3  # each (sentence, reference) pair contributes its source, hypothesis and reference
+    lengths = np.fromiter((len(ids) for ids, _ in texts), np.int64, len(texts))
+    ids, counts = (np.concatenate(column) for column in zip(*texts))
+    pair = np.repeat(np.arange(pairs), lengths.reshape(pairs, 3).sum(axis=1))
+    role = np.repeat(np.tile(np.arange(3), pairs), lengths)  # 0, 1, 2: source, hypothesis, reference
     vocabulary = len(orders)
     keys, inverse = np.unique(pair * vocabulary + ids, return_inverse=True)
     s, h, r = np.bincount(role * len(keys) + inverse.reshape(-1), weights=counts,
@@ -108,8 +108,8 @@ def category_counts(source: Sequence[Counted], hypothesis: Sequence[Counted], re
         np.maximum(np.minimum(s, h) - r, 0), np.maximum(r - np.maximum(s, h), 0),
     ], axis=1)
     group = (keys // vocabulary) * order + orders[keys % vocabulary] - 1
-    summed = np.stack([np.bincount(group, weights=column, minlength=len(pairs) * order) for column in categories.T],
-                      axis=1).astype(np.int64).reshape(len(pairs), order, len(CATEGORIES))
+    summed = np.stack([np.bincount(group, weights=column, minlength=pairs * order) for column in categories.T],
+                      axis=1).astype(np.int64).reshape(pairs, order, len(CATEGORIES))
     bounds = np.cumsum([0] + [len(refs) for refs in references])
     return [summed[start:stop] for start, stop in zip(bounds[:-1], bounds[1:])]
 
