@@ -63,6 +63,8 @@ def test_categories_by_hand():
     assert f == pytest.approx(5 * recall / (4 + recall), abs=1e-15)
     # a b → a c against "a b": b deleted where the reference keeps it (OD), c inserted where it has none (OI)
     assert sentence_counts("a b", "a c", ["a b"], 1).tolist() == [[[0, 0, 1, 1, 1, 0, 0]]]
+    # nothing in source and reference: every hypothesis n-gram is an over-insertion
+    assert sentence_counts("", "a b", ["", " "], 2).tolist() == [[[0, 0, 0, 0, 2, 0, 0], [0, 0, 0, 0, 1, 0, 0]]] * 2
 
 
 def test_tokens_are_split_at_single_spaces_after_strip():

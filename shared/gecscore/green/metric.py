@@ -13,8 +13,8 @@ summed over the sentences.
 
 Statistics are per sentence (the counts against every reference), so shards concatenate and resamples take rows;
 the reference choice and every float are made in `score`, in gec-metrics' order of operations. The n-gram counting
-is vectorised: every distinct n-gram gets an integer id, and one `np.unique` over (sentence, reference, n-gram)
-keys counts a whole system at once.
+is vectorised: every distinct n-gram gets an integer id; the (sentence, reference, n-gram) keys of the sources and
+references are sorted once (`PairTable`), and each system's hypothesis n-grams are looked up in them.
 """
 
 from __future__ import annotations
@@ -88,39 +88,69 @@ class NgramIndex:
 Counted = tuple[np.ndarray, np.ndarray]
 
 
-def category_counts(source: Sequence[Counted], hypothesis: Sequence[Counted], references: Sequence[Sequence[Counted]],
-                    orders: np.ndarray, order: int) -> list[np.ndarray]:
-    """Per sentence, `(references, order, 7)` integers: the category counts of every n-gram order against every
-    reference (sentence i: `source[i]`, `hypothesis[i]`, `references[i]`; `orders[id]` is an n-gram's order)."""
-    texts = [text for i, group in enumerate(references) for ref in group for text in (source[i], hypothesis[i], ref)]
-    pairs = len(texts) // 3  # each (sentence, reference) pair contributes its source, hypothesis and reference
-    lengths = np.fromiter((len(ids) for ids, _ in texts), np.int64, len(texts))
-    ids, counts = (np.concatenate(column) for column in zip(*texts))
-    pair = np.repeat(np.arange(pairs), lengths.reshape(pairs, 3).sum(axis=1))
-    role = np.repeat(np.tile(np.arange(3), pairs), lengths)  # 0, 1, 2: source, hypothesis, reference
-    vocabulary = len(orders)
-    keys, inverse = np.unique(pair * vocabulary + ids, return_inverse=True)
-    s, h, r = np.bincount(role * len(keys) + inverse.reshape(-1), weights=counts,
-                         minlength=3 * len(keys)).astype(np.int64).reshape(3, -1)
-    categories = np.stack([
+#: Bits of a pair key below the pair index: (pair << 32) | n-gram id.
+_ID_BITS = 32
+
+
+def categories(s: np.ndarray, h: np.ndarray, r: np.ndarray) -> np.ndarray:
+    """`(len(s), 7)`: the seven category counts of n-grams counted s, h, r times in source, hypothesis, reference."""
+    return np.stack([
         np.maximum(s - np.maximum(r, h), 0), np.maximum(np.minimum(r, h) - s, 0), np.minimum(np.minimum(s, h), r),
         np.maximum(np.minimum(s, r) - h, 0), np.maximum(h - np.maximum(s, r), 0),
         np.maximum(np.minimum(s, h) - r, 0), np.maximum(r - np.maximum(s, h), 0),
     ], axis=1)
-    group = (keys // vocabulary) * order + orders[keys % vocabulary] - 1
-    summed = np.stack([np.bincount(group, weights=column, minlength=pairs * order) for column in categories.T],
-                      axis=1).astype(np.int64).reshape(pairs, order, len(CATEGORIES))
-    bounds = np.cumsum([0] + [len(refs) for refs in references])
-    return [summed[start:stop] for start, stop in zip(bounds[:-1], bounds[1:])]
+
+
+def _laid_out(texts: Sequence[Counted]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The texts' n-gram ids and counts end to end, with the position of the text each entry belongs to."""
+    lengths = np.fromiter((len(ids) for ids, _ in texts), np.int64, len(texts))
+    ids, counts = (np.concatenate(column) for column in zip(*texts))
+    return np.repeat(np.arange(len(texts)), lengths), ids, counts
+
+
+class PairTable:
+    """The n-grams of every (sentence, reference) pair's source and reference, counted once for all systems: the
+    sorted pair keys `(pair << 32) | n-gram id` present in either, with their source and reference counts."""
+
+    def __init__(self, sources: Sequence[Counted], references: Sequence[Sequence[Counted]]) -> None:
+        self.references = [len(group) for group in references]
+        self.sentence = np.repeat(np.arange(len(references)), self.references)  # the sentence of each pair
+        texts = [text for i, group in enumerate(references) for ref in group for text in (sources[i], ref)]
+        position, ids, counts = _laid_out(texts)
+        self.keys, inverse = np.unique(((position // 2) << _ID_BITS) | ids, return_inverse=True)
+        role = position % 2  # 0: source, 1: reference
+        self.s, self.r = np.bincount(role * len(self.keys) + inverse.reshape(-1), weights=counts,
+                                     minlength=2 * len(self.keys)).astype(np.int64).reshape(2, -1)
+
+    def counts(self, hypotheses: Sequence[Counted], orders: np.ndarray, order: int) -> list[np.ndarray]:
+        """Per sentence, `(references, order, 7)` integers: the category counts of every n-gram order against
+        every reference, for the hypotheses of one system (`orders[id]`: an n-gram's order)."""
+        position, ids, counts = _laid_out([hypotheses[i] for i in self.sentence.tolist()])
+        keys = (position << _ID_BITS) | ids
+        slot = np.minimum(np.searchsorted(self.keys, keys), max(len(self.keys) - 1, 0))
+        found = self.keys[slot] == keys if len(self.keys) else np.zeros(len(keys), dtype=bool)
+        h = np.zeros(len(self.keys), dtype=np.int64)
+        h[slot[found]] = counts[found]
+        pairs = len(self.sentence)
+        group = (self.keys >> _ID_BITS) * order + orders[self.keys & ((1 << _ID_BITS) - 1)] - 1
+        summed = np.stack([np.bincount(group, weights=column, minlength=pairs * order)
+                           for column in categories(self.s, h, self.r).T], axis=1).astype(np.int64)
+        # hypothesis n-grams in neither the source nor the reference: over-insertions, and nothing else
+        alone = ~found
+        summed[:, CATEGORIES.index("oi")] += np.bincount(position[alone] * order + orders[ids[alone]] - 1,
+                                                         weights=counts[alone],
+                                                         minlength=pairs * order).astype(np.int64)
+        summed = summed.reshape(pairs, order, len(CATEGORIES))
+        bounds = np.cumsum([0, *self.references])
+        return [summed[start:stop] for start, stop in zip(bounds[:-1], bounds[1:])]
 
 
 def sentence_counts(source: str, hypothesis: str, references: Sequence[str], order: int = 4,
                     unit: str = "word") -> np.ndarray:
     """`(references, order, 7)` category counts of one sentence against each of its references."""
     index = NgramIndex(order, unit)
-    counted = index.count(source), index.count(hypothesis), [index.count(r) for r in references]
-    return category_counts([counted[0]], [counted[1]], [counted[2]], np.asarray(index.orders, dtype=np.int64),
-                           order)[0]
+    table = PairTable([index.count(source)], [[index.count(r) for r in references]])
+    return table.counts([index.count(hypothesis)], np.asarray(index.orders, dtype=np.int64), order)[0]
 
 
 def precision_recall(counts: Sequence[Sequence[int]]) -> tuple[list[float], list[float]]:
@@ -224,13 +254,11 @@ def statistics_systems(sources: Sequence[str], systems: Mapping[str, Sequence[st
     signature = make_signature("green", {k: opts[k] for k in SETTINGS}, libraries=())
     sources, predictions, references = prepare_text(sources, systems, references, tokenize=opts["tokenize"])
     index = NgramIndex(order, unit)
-    source_grams = [index.count(s) for s in sources]
-    reference_grams = [[index.count(r) for r in group] for group in references]
+    table = PairTable([index.count(s) for s in sources], [[index.count(r) for r in group] for group in references])
     out = {}
     for name, hyps in predictions.items():
         hyp_grams = [index.count(h) for h in progress_bar(hyps, desc=f"GREEN {name}", disable=not progress)]
-        counts = category_counts(source_grams, hyp_grams, reference_grams, np.asarray(index.orders, np.int64),
-                                 order)
+        counts = table.counts(hyp_grams, np.asarray(index.orders, dtype=np.int64), order)
         out[name] = GREENStatistics(settings=opts, signature=signature, counts=tuple(counts))
     return out
 
