@@ -21,8 +21,8 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from itertools import chain
 from dataclasses import dataclass
+from itertools import chain
 from typing import Any, ClassVar, Mapping, Sequence
 
 import numpy as np
