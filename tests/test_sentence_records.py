@@ -32,6 +32,7 @@ MODEL_FREE = [
     ("cleme2", {"variant": "cleme", "level": "sentence"}),
     ("gleu", {}),
     ("gleu", {"iterations": 20, "seed_step": 7}),
+    ("gleu", {"variant": "gec-metrics", "unit": "char"}),
 ]
 
 

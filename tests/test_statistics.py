@@ -33,6 +33,7 @@ RUNS = [
     ("cleme2", {"weighting": "none", "level": "sentence"}),
     ("cleme", {"weighting": "none"}),
     ("gleu", {}),
+    ("gleu", {"variant": "gec-metrics"}),
     ("cleme", {}),
 ]
 
