@@ -70,7 +70,7 @@ CASES = {
                    ("score", "hit", "err", "und", "ove"), "text=FP_ne"),
     "impara_ged": Case(["embedded", "impara_ged"], {"model": "embedded"}, ["naist-nlp/IMPARA-GED", "impara_ged"],
                        ("score",), "text=Ranking (best first)"),
-    "gleu": Case([500, 101, 4], {}, [], ("gleu", "std"), "text=SentGLEU"),
+    "gleu": Case(["official", 500, 101, 4], {}, [], ("gleu", "std"), "text=SentGLEU"),
 }
 
 
