@@ -233,3 +233,27 @@ def test_a_perfect_correction_scores_1_in_robust_mode(variant):
 def test_unit_char_needs_the_gec_metrics_variant():
     with pytest.raises(ValueError, match="`unit` does not apply to variant 'official'"):
         registry.run_systems("gleu", ["a b ."], {"A": ["a b ."]}, [["a c ."]], unit="char")
+
+
+@pytest.mark.parametrize("variant,unit", [("official", "word"), ("gec-metrics", "word"), ("gec-metrics", "char")])
+@pytest.mark.parametrize("order", [4, 2])
+def test_array_counting_equals_the_per_sentence_rule(shared_data, variant, unit, order):
+    """`counting.run_counts` (all texts at once) gives every statistic of the readable per-sentence rule, also on
+    empty texts, double spaces, repeated k-grams and sentences with different numbers of references."""
+    from gecscore.gleu import Rules
+
+    seeda = shared_data / "SEEDA"
+    sources = lines(seeda, "outputs/subset/INPUT.txt")[:60]
+    references = [list(group) for group in zip(lines(seeda, "derived/REF0.txt"), lines(seeda, "derived/REF1.txt"))][:60]
+    references[3] = references[3][:1]
+    references[5] = [*references[5], "the the the of of"]
+    references[6] = ["", *references[6]]
+    systems = {"A": lines(seeda, "outputs/subset/GPT-3.5.txt")[:60], "B": lines(seeda, "outputs/subset/T5.txt")[:60]}
+    systems["B"][:4] = ["", " ", "a  b", "the the the the of"]
+    rules = Rules(variant, order, unit)
+    fast = rules.run_counts(sources, systems, references)
+    source_grams = [rules.grams(s) for s in sources]
+    for name, hyps in systems.items():
+        for i, (s, h, refs) in enumerate(zip(source_grams, hyps, references)):
+            expected = rules.counts(s, rules.grams(h), [rules.grams(r) for r in refs])
+            np.testing.assert_array_equal(fast[name][i], expected, err_msg=f"{name}[{i}]")

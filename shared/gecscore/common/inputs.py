@@ -46,6 +46,8 @@ class Prepared:
 
 def hygiene_problem(text: str) -> tuple[int, str] | None:
     """(1-based column, what) of the first invisible character or non-NFC character of `text`, else None."""
+    if text.isascii():  # no ASCII character is a format character, and ASCII text is NFC: the common case, at C speed
+        return None
     for column, char in enumerate(text, 1):
         if unicodedata.category(char) == "Cf":
             return column, f"invisible character U+{ord(char):04X} ({unicodedata.name(char, 'format character')})"

@@ -27,12 +27,11 @@ from typing import Any, ClassVar, Mapping, Sequence
 import numpy as np
 
 from gecscore.common.inputs import tokenise_or_check
-from gecscore.common.progress import progress_bar
 from gecscore.common.results import MetricResult, sentence_core
 from gecscore.common.signature import make_signature
 from gecscore.common.statistics import Statistics
 from gecscore.common.validation import check_references, check_texts
-from gecscore.gleu import SPEC, reformulated
+from gecscore.gleu import SPEC, counting, reformulated
 from gecscore.gleu.grams import Grams, ngram_counts
 
 #: The script divides the summed log precisions by 4 whatever the n-gram order.
@@ -123,6 +122,23 @@ class Rules:
             return text_grams(text, self.order)
         return reformulated.text_grams(text, self.order, self.unit)
 
+    def tokens(self, text: str) -> Sequence[str]:
+        """The tokens whose k-grams are counted."""
+        if self.variant == "official":
+            return text.split()
+        return reformulated.tokens(text, self.unit)
+
+    def length(self, text: str) -> int:
+        """The length in the brevity penalty."""
+        return len(text.split()) if self.variant == "official" else reformulated.length(text, self.unit)
+
+    def run_counts(self, sources: Sequence[str], systems: Mapping[str, Sequence[str]],
+                   references: Sequence[Sequence[str]]) -> dict[str, tuple[np.ndarray, ...]]:
+        """Every system's `counts` of every sentence, all at once (`counting.run_counts`)."""
+        return counting.run_counts(sources, systems, references, order=self.order, tokens=self.tokens,
+                                   length=self.length, floor=self.variant == "official",
+                                   reformulated=self.variant != "official")
+
     def counts(self, source: Grams, hypothesis: Grams, references: Sequence[Grams]) -> np.ndarray:
         """A sentence's `(references, 2 + 2n)` statistics."""
         counter = grams_counts if self.variant == "official" else reformulated.grams_counts
@@ -144,6 +160,24 @@ class Rules:
             return float(np.mean(values)), values
         values = [reformulated.gleu(row, self.order) for row in per_reference]
         return reformulated.mean(values), values
+
+    def sentences(self, counts: np.ndarray, reference_counts: np.ndarray
+                  ) -> tuple[list[float], list[list[float]], list[float]]:
+        """Every sentence's GLEU, its values against each reference (`sentence` of each; `counts` zero-padded to
+        the most references) and their standard deviation. The script's rule runs on all rows at once
+        (`gleu_rows` of the smoothed statistics, then numpy's mean and std of each sentence's first R values,
+        grouped by R), which gives `sentence`'s floats."""
+        if self.variant != "official":
+            pairs = [self.sentence(row[:r].tolist()) for row, r in zip(counts, reference_counts.tolist())]
+            return [p[0] for p in pairs], [p[1] for p in pairs], [float(np.std(p[1])) for p in pairs]
+        values = gleu_rows(np.where(counts == 0, 1, counts))
+        scores, spreads = np.empty(len(counts)), np.empty(len(counts))
+        for r in np.unique(reference_counts).tolist():
+            rows = np.flatnonzero(reference_counts == r)
+            scores[rows] = np.mean(values[rows, :r], axis=1)
+            spreads[rows] = np.std(values[rows, :r], axis=1)
+        return scores.tolist(), [row[:r] for row, r in zip(values.tolist(), reference_counts.tolist())], \
+            spreads.tolist()
 
     def mean(self, values: Sequence[float]) -> float:
         """The mean over the iterations, summed as the implementation sums."""
@@ -285,22 +319,16 @@ def prepare_text(sources: Any, systems: Mapping[str, Any], references: Any, *, t
 def statistics_systems(sources: Sequence[str], systems: Mapping[str, Sequence[str]],
                        references: Sequence[Sequence[str]] | None = None, *, progress: bool = False,
                        **options: Any) -> dict[str, GLEUStatistics]:
-    """Every system's n-gram statistics against every reference (the sources and references counted once);
-    `score` draws the references and scores."""
+    """Every system's n-gram statistics against every reference, all systems counted together (`counting`; no
+    progress bar: a few array operations); `score` draws the references and scores."""
     opts = SPEC.resolve(options)
     rules = variant_rules(opts)
     signature = make_signature("gleu", {k: opts[k] for k in SETTINGS}, libraries=())
     sources, predictions, references = prepare_text(sources, systems, references, tokenize=opts["tokenize"])
-    source_grams = [rules.grams(s) for s in sources]
-    reference_grams = [[rules.grams(r) for r in group] for group in references]
-    out = {}
-    for name, hyps in predictions.items():
-        rows = progress_bar(zip(source_grams, reference_grams, hyps), total=len(hyps), desc=f"GLEU {name}",
-                            disable=not progress)
-        out[name] = GLEUStatistics(settings=opts, signature=signature, counts=tuple(
-            rules.counts(s, rules.grams(h), r) for s, r, h in rows),
-            perfect=tuple(next((k for k, r in enumerate(group) if r == h), -1) for h, group in zip(hyps, references)))
-    return out
+    counts = rules.run_counts(sources, predictions, references)
+    return {name: GLEUStatistics(settings=opts, signature=signature, counts=counts[name], perfect=tuple(
+        next((k for k, r in enumerate(group) if r == h), -1) for h, group in zip(hyps, references)))
+        for name, hyps in predictions.items()}
 
 
 def variant_rules(settings: Mapping[str, Any]) -> Rules:
@@ -324,20 +352,21 @@ def score(stats: GLEUStatistics) -> MetricResult:
                           settings["seed_step"], rules)
     everything = np.arange(len(counts))
     draws = statistic.draws(everything)
-    scores = [rules.corpus(row) for row in counts[everything[None, :], draws].sum(axis=1).tolist()]
+    scores = rules.rows(counts[everything[None, :], draws].sum(axis=1)).tolist()
     mean, std = rules.mean(scores), np.std(scores)
     with warnings.catch_warnings():  # std 0 (one reference everywhere): scipy's NaN interval, as the script's
         warnings.simplefilter("ignore", RuntimeWarning)
         low, high = scipy.stats.norm.interval(0.95, loc=mean, scale=std)
+    sentence_scores, sentence_values, spreads = rules.sentences(counts, statistic.reference_counts)
+    drawn = np.stack([(draws == r).sum(axis=0) for r in range(counts.shape[1])], axis=1).tolist()
     sentences = []
-    for i, per_ref in enumerate(stats.counts):
-        sentence_gleu, values = rules.sentence(per_ref.tolist())
+    for i, (per_ref, values) in enumerate(zip(stats.counts, sentence_values)):
+        sentence_gleu = sentence_scores[i]
         if settings["robust"] and stats.perfect[i] >= 0:  # a perfect correction: its GLEU against that reference, 1
             sentence_gleu = values[stats.perfect[i]]
         record = sentence_core(sentence_gleu, int(draws[0, i]),
                                [dict(zip(names, map(float, row))) for row in per_ref.tolist()])
-        record.update(gleu=record["score"], std=float(np.std(values)), per_reference_gleu=values,
-                      draws=np.bincount(draws[:, i], minlength=len(per_ref)).tolist())
+        record.update(gleu=record["score"], std=spreads[i], per_reference_gleu=values, draws=drawn[i][:len(per_ref)])
         sentences.append(record)
     details = {"std": float(std), "interval": [float(low), float(high)], "iterations": int(settings["iterations"]),
                "degenerate_sentences": [dict(d) for d in stats.degenerate]}

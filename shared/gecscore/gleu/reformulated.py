@@ -27,16 +27,23 @@ import numpy as np
 from gecscore.gleu.grams import Grams, ngram_counts
 
 
-def text_grams(text: str, order: int, unit: str) -> Grams:
-    """The length and k-gram counts as gec-metrics reads a text: words split on single spaces (an empty text has
-    no k-grams but length 1), or characters with `unit='char'`."""
+def tokens(text: str, unit: str) -> Sequence[str]:
+    """The tokens as gec-metrics reads a text: words split on single spaces (an empty text has none), or
+    characters with `unit='char'`."""
     if unit == "char":
-        tokens: Sequence[str] = text
-        length = len(text)
-    else:
-        tokens = text.split(" ") if text else []
-        length = len(text.split(" "))
-    return length, [ngram_counts(tokens, k) for k in range(1, order + 1)]
+        return text
+    return text.split(" ") if text else []
+
+
+def length(text: str, unit: str) -> int:
+    """The length gec-metrics uses: `len(text.split(' '))` (an empty text is one word long), or characters."""
+    return len(text) if unit == "char" else len(text.split(" "))
+
+
+def text_grams(text: str, order: int, unit: str) -> Grams:
+    """The length and k-gram counts as gec-metrics reads a text."""
+    units = tokens(text, unit)
+    return length(text, unit), [ngram_counts(units, k) for k in range(1, order + 1)]
 
 
 def grams_counts(source: Grams, hypothesis: Grams, references: Sequence[Grams]) -> np.ndarray:
