@@ -257,3 +257,22 @@ def test_array_counting_equals_the_per_sentence_rule(shared_data, variant, unit,
         for i, (s, h, refs) in enumerate(zip(source_grams, hyps, references)):
             expected = rules.counts(s, rules.grams(h), [rules.grams(r) for r in refs])
             np.testing.assert_array_equal(fast[name][i], expected, err_msg=f"{name}[{i}]")
+
+
+def test_the_trainer_hook_scores_gleu():
+    """`seq2seq_compute_metrics` builds for GLEU (it loads no model) and reports its corpus score."""
+    from types import SimpleNamespace
+
+    from gecscore.integrations import seq2seq_compute_metrics
+
+    class Words:  # a tokenizer stand-in: ids are word positions in a fixed vocabulary
+        vocabulary = ["<pad>", "He", "goes", "go", "to", "school", "."]
+        pad_token_id = 0
+
+        def batch_decode(self, ids, **_):
+            return [" ".join(self.vocabulary[i] for i in row if i) for row in ids]
+
+    hook = seq2seq_compute_metrics(Words(), ["gleu"], sources=["He go to school ."])
+    out = hook(SimpleNamespace(predictions=np.array([[1, 2, 4, 5, 6]]), label_ids=np.array([[1, 2, 4, 5, 6]]),
+                               inputs=None))
+    assert out["gleu_gleu"] == 1.0  # keys are "<metric>_<scalar>"

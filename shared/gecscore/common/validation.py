@@ -74,8 +74,10 @@ class UntokenisedTextWarning(UserWarning):
 def untokenised(name: str, values: Sequence[str], *, max_share: float = 0.1) -> str | None:
     """What `check_tokenised` finds, as text naming the argument and the first sentence (None: looks tokenised)."""
     flagged = [i for i, text in enumerate(values) if _GLUED_TOKEN.search(text)]
+    if not flagged:
+        return None
     non_empty = sum(1 for text in values if text.strip())
-    if flagged and len(flagged) > max_share * non_empty:
+    if len(flagged) > max_share * non_empty:
         i = flagged[0]
         token = _GLUED_TOKEN.search(values[i]).group()
         return (f"`{name}[{i}]` does not look whitespace-tokenised (token {token!r}; {len(flagged)} of {non_empty} "

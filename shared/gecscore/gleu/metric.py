@@ -285,6 +285,14 @@ class DrawnGLEU:
                          self.seed_step, self.rules)
 
 
+def drawn_totals(counts: np.ndarray, draws: np.ndarray) -> np.ndarray:
+    """`(iterations, statistics)`: each iteration's statistics summed over the sentences against the references
+    drawn for them, `counts[sentence, draws[j, sentence]]` summed over the sentences, as one matrix product per
+    reference position (integers, exact in float64)."""
+    totals = sum((draws == r).astype(np.float64) @ counts[:, r, :].astype(np.float64) for r in range(counts.shape[1]))
+    return np.rint(totals).astype(np.int64)
+
+
 def _padded(counts: np.ndarray, width: int) -> np.ndarray:
     """`counts` with zero rows for references up to `width`."""
     return np.pad(counts, ((0, 0), (0, width - counts.shape[1]), (0, 0)))
@@ -331,6 +339,10 @@ def statistics_systems(sources: Sequence[str], systems: Mapping[str, Sequence[st
         for name, hyps in predictions.items()}
 
 
+def check_models(options: Mapping[str, Any]) -> None:
+    """GLEU loads no model: nothing can fail to load (the Trainer hook asks every metric when it is built)."""
+
+
 def variant_rules(settings: Mapping[str, Any]) -> Rules:
     """The `Rules` of resolved settings."""
     return Rules(settings["variant"], settings["n"], settings["unit"])
@@ -352,21 +364,21 @@ def score(stats: GLEUStatistics) -> MetricResult:
                           settings["seed_step"], rules)
     everything = np.arange(len(counts))
     draws = statistic.draws(everything)
-    scores = rules.rows(counts[everything[None, :], draws].sum(axis=1)).tolist()
+    scores = rules.rows(drawn_totals(counts, draws)).tolist()
     mean, std = rules.mean(scores), np.std(scores)
     with warnings.catch_warnings():  # std 0 (one reference everywhere): scipy's NaN interval, as the script's
         warnings.simplefilter("ignore", RuntimeWarning)
         low, high = scipy.stats.norm.interval(0.95, loc=mean, scale=std)
     sentence_scores, sentence_values, spreads = rules.sentences(counts, statistic.reference_counts)
     drawn = np.stack([(draws == r).sum(axis=0) for r in range(counts.shape[1])], axis=1).tolist()
+    first_draw, rows = draws[0].tolist(), counts.astype(np.float64).tolist()
     sentences = []
-    for i, (per_ref, values) in enumerate(zip(stats.counts, sentence_values)):
+    for i, values in enumerate(sentence_values):
         sentence_gleu = sentence_scores[i]
         if settings["robust"] and stats.perfect[i] >= 0:  # a perfect correction: its GLEU against that reference, 1
             sentence_gleu = values[stats.perfect[i]]
-        record = sentence_core(sentence_gleu, int(draws[0, i]),
-                               [dict(zip(names, map(float, row))) for row in per_ref.tolist()])
-        record.update(gleu=record["score"], std=spreads[i], per_reference_gleu=values, draws=drawn[i][:len(per_ref)])
+        record = sentence_core(sentence_gleu, first_draw[i], [dict(zip(names, row)) for row in rows[i][:len(values)]])
+        record.update(gleu=record["score"], std=spreads[i], per_reference_gleu=values, draws=drawn[i][:len(values)])
         sentences.append(record)
     details = {"std": float(std), "interval": [float(low), float(high)], "iterations": int(settings["iterations"]),
                "degenerate_sentences": [dict(d) for d in stats.degenerate]}
