@@ -54,6 +54,7 @@ SPEC = MetricSpec(
         Option("return_types", "int", 0, "per-chunk-type weighted TP/FP/FN/TN and P/R/F of the corpus: 1 = operation "
                "(M/R/U), 2 = main type, 3 = full type, as errant_compare -cat; non-edit chunks are DUMMY (0: none)",
                choices=(0, 1, 2, 3), kind="output"),
+        Option("progress", "bool", False, "show progress bars", kind="output"),
     ),
     unshardable=(
         Unshardable((), "a weight file holds the weights of the whole corpus, sentence by sentence; score it whole",

@@ -136,8 +136,8 @@ def statistics_systems(sources: Sequence[str], systems: Mapping[str, Sequence[st
 def _system_statistics(reference_chunks: list[list[list[Chunk]]], hyp_chunks: list[list[Chunk]],
                        weights: list[list[list[float]]], opts: Mapping[str, Any],
                        signature: str) -> GoToScorerStatistics:
-    """One system's typed counts and chunk records; a sentence whose errors (FP or FN chunks) against `ref_id`
-    weigh 0 is flagged: its score cannot see them."""
+    """One system's typed counts and chunk records; a sentence with errors (FP or FN chunks) against `ref_id` that
+    all weigh 0 is flagged: it scores as if it had none."""
     ref_id = opts["ref_id"]
     typed, rows, degenerate = [], [], []
     for i, (refs, hyp, ref_weights) in enumerate(zip(reference_chunks, hyp_chunks, weights)):
@@ -148,9 +148,9 @@ def _system_statistics(reference_chunks: list[list[list[Chunk]]], hyp_chunks: li
             if k == ref_id:
                 rows.append(tuple((c.o_start, c.o_end, c.c_str, c.type, w, o)
                                   for c, w, o in zip(chunks, chunk_weights, outcomes)))
-                unseen = sum(1 for w, o in zip(chunk_weights, outcomes) if w == 0 and o not in ("tp", "tn"))
-                if unseen:
-                    degenerate.append(flag(i, ZERO_WEIGHT_EDITS, reference=ref_id, chunks=unseen))
+                errors = [w for w, o in zip(chunk_weights, outcomes) if o not in ("tp", "tn")]
+                if errors and not any(errors):
+                    degenerate.append(flag(i, ZERO_WEIGHT_EDITS, reference=ref_id, chunks=len(errors)))
         typed.append(tuple(per_ref))
     return GoToScorerStatistics(settings=opts, signature=signature, degenerate=tuple(degenerate),
                                 typed=tuple(typed), chunks=tuple(rows))
