@@ -32,6 +32,8 @@ MODEL_FREE = [
     ("cleme2", {"variant": "cleme", "level": "sentence"}),
     ("gleu", {}),
     ("gleu", {"iterations": 20, "seed_step": 7}),
+    ("gotoscorer", {}),
+    ("gotoscorer", {"beta": 1.0, "return_types": 2}),
 ]
 
 

@@ -33,6 +33,7 @@ RUNS = [
     ("cleme2", {"weighting": "none", "level": "sentence"}),
     ("cleme", {"weighting": "none"}),
     ("gleu", {}),
+    ("gotoscorer", {"return_types": 1}),
     ("cleme", {}),
 ]
 
