@@ -92,7 +92,8 @@ def test_chunks_and_judgement_by_hand():
 
 
 SOURCES = ["I has a apple .", "He go to school yesterday .", "This is fine .", "She like cats and dog ."]
-SYSTEMS = {"a": ["I have an apple .", "He went to the school yesterday .", "This is fine .", "She likes cats and dog ."],
+SYSTEMS = {"a": ["I have an apple .", "He went to the school yesterday .", "This is fine .",
+                 "She likes cats and dog ."],
            "b": ["I have a apple .", "He go to school yesterday .", "This is fine !", "She likes cats and dogs ."],
            "c": ["I has an apple .", "He went to school yesterday .", "This is fine .", "She like cat and dog ."]}
 REFERENCES = [["I have an apple .", "I had an apple ."], ["He went to school yesterday ."], ["This is fine ."],

@@ -8,8 +8,8 @@ Usage, in an environment with gec-metrics 0.1.1, errant 3.0.2, spaCy 3.8 and the
 DATA_PARENT is the folder holding `data/SEEDA` (and `data/JFLEG`); the script runs there, so every path it stores is
 relative to it. Per case: the weights `gec_metrics.cli.gen_gotoscorer_weight` computes from the case's systems
 (its `annotate_weight` for every sentence, dumped as its `main` dumps them; the SHA-256 of that file is kept: equal
-bytes mean equal weights and evaluations), then for every system `GoToScorer(no_weight=True)` and `GoToScorer(no_weight=False,
-weight_file=<that file>)`: the corpus TP/FP/FN/TN and F0.5 (`score_corpus_verbose`, `score_corpus`) and the
+bytes mean equal weights and evaluations), then for every system `GoToScorer(no_weight=True)` and
+`GoToScorer(no_weight=False, weight_file=<that file>)`: the corpus TP/FP/FN/TN and F0.5 (`score_corpus_verbose`, `score_corpus`) and the
 sentence F0.5 (`score_sentence`). One `GoToScorer` instance's parse and edit caches are shared by all calls (the
 same results as fresh instances, in a fraction of the time).
 """
@@ -71,7 +71,6 @@ def run_case(case: dict, scratch: Path) -> dict:
 
 def main(parent: Path, cases: list[str]) -> None:
     import errant
-    import gec_metrics  # noqa: F401
     import spacy
     from importlib.metadata import version
 
