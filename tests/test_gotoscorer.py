@@ -131,6 +131,21 @@ def test_shards_merge_into_the_full_run():
         assert (merged.scores, merged.sentences, merged.details) == (full.scores, full.sentences, full.details)
 
 
+def test_systems_weights_in_shards_merge_into_the_full_run():
+    """Every shard sees all systems (`sharding.score_shard`), so the weights, and the merged results, are the
+    whole run's."""
+    run = sharding.plan("gotoscorer", {"weights": "systems", "return_types": 3})
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        pieces = [sharding.score_shard(run, SOURCES, SYSTEMS, REFERENCES, None, start, stop)
+                  for start, stop in sharding.shard_bounds(len(SOURCES), 3)]
+    whole = quiet_run(SOURCES, SYSTEMS, REFERENCES, weights="systems", return_types=3)
+    for name in SYSTEMS:
+        merged = sharding.merge(run, [piece[name] for piece in pieces])
+        assert (merged.scores, merged.sentences, merged.details, merged.signature) == (
+            whole[name].scores, whole[name].sentences, whole[name].details, whole[name].signature)
+
+
 def test_a_weight_file_and_saving_weights_are_not_sharded(tmp_path):
     path = tmp_path / "w.json"
     quiet_run(SOURCES, SYSTEMS, REFERENCES, weights="systems", save_weights=str(path))
