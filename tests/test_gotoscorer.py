@@ -250,3 +250,24 @@ def test_leaderboard_with_a_baseline(shared_data, tmp_path, capsys):
     assert code == 0
     out = capsys.readouterr().out
     assert re.search(r"^\s*1\s+(gpt|bart)\s+0\.\d{4}", out, flags=re.M) and "baseline" in out
+
+
+def test_the_trainer_hook_scores_it(tmp_path):
+    from transformers import EvalPrediction
+
+    from ecosystem_helpers import SOURCES as HOOK_SOURCES, TARGETS, tiny_seq2seq
+    from gecscore.integrations import seq2seq_compute_metrics
+
+    tokenizer = tiny_seq2seq(tmp_path)[1]
+    predictions = ["he went to school yesterday .", "i have a apple .", "she buyed some apples .", "the cat is here .",
+                   "they were at school .", "he has dog ."]
+
+    def padded(texts, width):
+        return [row + [-100] * (width - len(row)) for row in tokenizer(texts)["input_ids"]]
+
+    hook = seq2seq_compute_metrics(tokenizer, ["gotoscorer"], sources=HOOK_SOURCES)
+    out = hook(EvalPrediction(predictions=padded(predictions, 14), label_ids=padded(TARGETS, 15)))
+    expected = registry.run("gotoscorer", HOOK_SOURCES, predictions, [[t] for t in TARGETS], robust=True).scores
+    assert out == {f"gotoscorer_{k}": v for k, v in expected.items()} and 0 < out["gotoscorer_f0.5"] < 1
+    with pytest.raises(FileNotFoundError, match="no weight file"):  # refused when the hook is built
+        seq2seq_compute_metrics(tokenizer, {"gotoscorer": {"weights": str(tmp_path / "missing.json")}})

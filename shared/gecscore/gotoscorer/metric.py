@@ -75,13 +75,20 @@ def _chunks(sources: Sequence[str], targets: Sequence[str], progress: bool) -> l
     return [chunk_sequence(e, source.split(" ")) for e, source in zip(edits, sources)]
 
 
-def check_weight_options(opts: Mapping[str, Any], systems: int) -> None:
-    """The weight settings checked before any work: 'systems' with several systems, a weight file that exists,
-    `save_weights` only with weights estimated here."""
+def check_models(options: Mapping[str, Any]) -> None:
+    """What a run with `options` would refuse before any work, checked without data (the Trainer hook calls it when
+    it is built): GoToScorer loads no model, but its weight file must exist. The spaCy pipeline is loaded on first
+    use."""
+    check_weight_options(SPEC.resolve(options), None)
+
+
+def check_weight_options(opts: Mapping[str, Any], systems: int | None) -> None:
+    """The weight settings checked before any work: 'systems' with several systems (when their number is known),
+    a weight file that exists, `save_weights` only with weights estimated here."""
     mode = opts["weights"]
     if opts["save_weights"] is not None and mode != "systems":
         raise ValueError("`save_weights` writes weights estimated from the systems: pass weights='systems'")
-    if mode == "systems" and systems < 2:
+    if mode == "systems" and systems is not None and systems < 2:
         raise ValueError(f"weights='systems' estimates each chunk's difficulty from the systems scored together "
                          f"and got {systems}; score at least 2 systems in one run (e.g. `gecscore score gotoscorer "
                          "--predictions A B C ...`), or pass a weight file")
