@@ -33,6 +33,8 @@ MODEL_FREE = [
     ("gleu", {}),
     ("gleu", {"iterations": 20, "seed_step": 7}),
     ("gleu", {"variant": "gec-metrics", "unit": "char"}),
+    ("gotoscorer", {}),
+    ("gotoscorer", {"beta": 1.0, "return_types": 2}),
 ]
 
 

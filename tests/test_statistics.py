@@ -34,6 +34,7 @@ RUNS = [
     ("cleme", {"weighting": "none"}),
     ("gleu", {}),
     ("gleu", {"variant": "gec-metrics"}),
+    ("gotoscorer", {"return_types": 1}),
     ("cleme", {}),
 ]
 
