@@ -5,6 +5,7 @@ import ast
 import json
 import random
 import re
+from contextlib import nullcontext
 from pathlib import Path
 
 import numpy as np
@@ -168,3 +169,110 @@ def test_gleu_rows_is_gleu_bit_for_bit():
     totals[:, 3::2] += totals[:, 2::2]  # totals at least the matches, as in real statistics
     totals[::7, 4] = 0
     assert gleu_rows(totals).tolist() == [gleu(row) for row in totals.tolist()]
+
+
+GEC_METRICS = json.loads((Path(__file__).parent / "golden_gleu" / "gec_metrics_golden.json").read_text(
+    encoding="utf-8"))
+
+
+def gec_metrics_runs(metric: str):
+    """(case, run) pairs of the gec-metrics golden file for one of its classes."""
+    return [(case, run) for case in GEC_METRICS["cases"] for run in case["runs"] if run["metric"] == metric]
+
+
+@pytest.mark.parametrize("case,run", gec_metrics_runs("gleu"),
+                         ids=lambda x: x.get("name") or ",".join(f"{k}={v}" for k, v in x["config"].items()) or
+                         "default")
+def test_gec_metrics_variant_equals_gec_metrics_gleu(shared_data, case, run):
+    sources, references = corpus(shared_data.parent, {"src": case["src"], "refs": case["refs"]})
+    systems = {hyp: lines(shared_data.parent, hyp) for hyp in case["hyps"]}
+    options = {"variant": "gec-metrics", **run["config"], "sentences": bool(run["sentence"])}
+    with pytest.warns() if any("" in texts for texts in systems.values()) else nullcontext():
+        results = registry.run_systems("gleu", sources, systems, references, **options)
+    for hyp, expected in run["corpus"].items():
+        assert results[hyp].score == expected, hyp
+    for hyp, expected in run["sentence"].items():
+        assert [s["score"] for s in results[hyp].sentences] == expected, hyp
+
+
+def test_gleuofficial_is_the_script_but_for_empty_texts(shared_data):
+    """gec-metrics' `gleuofficial` emulates the script's numerator exactly, but measures lengths with
+    `len(text.split(' '))`, one token for an empty text: where no text is empty it is the script up to the order in
+    which the 500 values are summed; on SEEDA (REF1 has an empty line, REF-F an empty prediction) the systems whose
+    brevity penalty sees that length move, GPT-3.5 and REF-F among them (the issue's 0.6352143 and 0.5836834)."""
+    moved = []
+    for case, run in gec_metrics_runs("gleuofficial"):
+        sources, references = corpus(shared_data.parent, case)
+        systems = {hyp: lines(shared_data.parent, hyp) for hyp in case["hyps"]}
+        with pytest.warns() if any("" in texts for texts in systems.values()) else nullcontext():
+            results = registry.run_systems("gleu", sources, systems, references)
+        empty_reference = any("" in group for group in references)
+        for hyp, theirs in run["corpus"].items():
+            if results[hyp].score != pytest.approx(theirs, rel=1e-14, abs=0):
+                assert empty_reference or "" in systems[hyp], hyp
+                moved.append(Path(hyp).stem)
+    assert {"GPT-3.5", "REF-F"} <= set(moved)
+
+
+@pytest.mark.parametrize("variant", ["official", "gec-metrics"])
+def test_a_perfect_correction_scores_1_in_robust_mode(variant):
+    """SentGLEU averages over the references, so a prediction equal to one of two differing references scores
+    below 1 as published; robust mode scores it against the reference it equals: 1."""
+    sources = ["He go to school yesterday ."]
+    references = [["He went to school yesterday .", "He goes to school every day ."]]
+    predictions = [references[0][1]]
+    published = registry.run_systems("gleu", sources, {"A": predictions}, references, variant=variant,
+                                     sentences=True)["A"]
+    robust = registry.run_systems("gleu", sources, {"A": predictions}, references, variant=variant,
+                                  sentences=True, robust=True)["A"]
+    assert published.sentences[0]["score"] < 1
+    assert robust.sentences[0]["score"] == 1.0
+    assert robust.sentences[0]["per_reference_gleu"] == published.sentences[0]["per_reference_gleu"]
+
+
+def test_unit_char_needs_the_gec_metrics_variant():
+    with pytest.raises(ValueError, match="`unit` does not apply to variant 'official'"):
+        registry.run_systems("gleu", ["a b ."], {"A": ["a b ."]}, [["a c ."]], unit="char")
+
+
+@pytest.mark.parametrize("variant,unit", [("official", "word"), ("gec-metrics", "word"), ("gec-metrics", "char")])
+@pytest.mark.parametrize("order", [4, 2])
+def test_array_counting_equals_the_per_sentence_rule(shared_data, variant, unit, order):
+    """`counting.run_counts` (all texts at once) gives every statistic of the readable per-sentence rule, also on
+    empty texts, double spaces, repeated k-grams and sentences with different numbers of references."""
+    from gecscore.gleu import Rules
+
+    seeda = shared_data / "SEEDA"
+    sources = lines(seeda, "outputs/subset/INPUT.txt")[:60]
+    references = [list(group) for group in zip(lines(seeda, "derived/REF0.txt"), lines(seeda, "derived/REF1.txt"))][:60]
+    references[3] = references[3][:1]
+    references[5] = [*references[5], "the the the of of"]
+    references[6] = ["", *references[6]]
+    systems = {"A": lines(seeda, "outputs/subset/GPT-3.5.txt")[:60], "B": lines(seeda, "outputs/subset/T5.txt")[:60]}
+    systems["B"][:4] = ["", " ", "a  b", "the the the the of"]
+    rules = Rules(variant, order, unit)
+    fast = rules.run_counts(sources, systems, references)
+    source_grams = [rules.grams(s) for s in sources]
+    for name, hyps in systems.items():
+        for i, (s, h, refs) in enumerate(zip(source_grams, hyps, references)):
+            expected = rules.counts(s, rules.grams(h), [rules.grams(r) for r in refs])
+            np.testing.assert_array_equal(fast[name][i], expected, err_msg=f"{name}[{i}]")
+
+
+def test_the_trainer_hook_scores_gleu():
+    """`seq2seq_compute_metrics` builds for GLEU (it loads no model) and reports its corpus score."""
+    from types import SimpleNamespace
+
+    from gecscore.integrations import seq2seq_compute_metrics
+
+    class Words:  # a tokenizer stand-in: ids are word positions in a fixed vocabulary
+        vocabulary = ["<pad>", "He", "goes", "go", "to", "school", "."]
+        pad_token_id = 0
+
+        def batch_decode(self, ids, **_):
+            return [" ".join(self.vocabulary[i] for i in row if i) for row in ids]
+
+    hook = seq2seq_compute_metrics(Words(), ["gleu"], sources=["He go to school ."])
+    out = hook(SimpleNamespace(predictions=np.array([[1, 2, 4, 5, 6]]), label_ids=np.array([[1, 2, 4, 5, 6]]),
+                               inputs=None))
+    assert out["gleu_gleu"] == 1.0  # keys are "<metric>_<scalar>"

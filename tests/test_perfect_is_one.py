@@ -32,7 +32,8 @@ def _run(name, seeda, **options):
 
 
 MODEL_FREE = [("errant", {}), ("m2", {}), ("sentm2", {}), ("senterrant", {}), ("cleme", {}),
-              ("cleme2", {"weighting": "none"}), ("cleme2", {"weighting": "none", "level": "sentence"})]
+              ("cleme2", {"weighting": "none"}), ("cleme2", {"weighting": "none", "level": "sentence"}),
+              ("gotoscorer", {}), ("green", {}), ("green", {"unit": "char", "beta": 0.5})]
 
 
 @pytest.mark.parametrize("name, options", MODEL_FREE)

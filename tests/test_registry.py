@@ -113,3 +113,11 @@ def test_inapplicable_option_fails_in_the_module_before_the_examples_are_used():
     with pytest.raises(ValueError, match="`beta` does not apply"):
         metric.compute(beta=1.0)
     assert metric.compute(variant="cleme", beta=1.0)["score"] == 1.0
+
+
+@pytest.mark.parametrize("name", sorted(registry.SPECS))
+def test_every_runner_implements_the_protocol(name):
+    """What the generic callers (CLI, leaderboard, sharding, the Trainer hook) call on every metric's runner."""
+    runner = registry.runner(name)
+    for function in ("statistics_systems", "score", "check_models"):
+        assert callable(getattr(runner, function, None)), f"{name}: its runner has no {function}"

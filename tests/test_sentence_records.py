@@ -32,6 +32,9 @@ MODEL_FREE = [
     ("cleme2", {"variant": "cleme", "level": "sentence"}),
     ("gleu", {}),
     ("gleu", {"iterations": 20, "seed_step": 7}),
+    ("gleu", {"variant": "gec-metrics", "unit": "char"}),
+    ("gotoscorer", {}),
+    ("gotoscorer", {"beta": 1.0, "return_types": 2}),
     ("green", {}),
     ("green", {"unit": "char", "beta": 0.5}),
 ]

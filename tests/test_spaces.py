@@ -70,7 +70,9 @@ CASES = {
                    ("score", "hit", "err", "und", "ove"), "text=FP_ne"),
     "impara_ged": Case(["embedded", "impara_ged"], {"model": "embedded"}, ["naist-nlp/IMPARA-GED", "impara_ged"],
                        ("score",), "text=Ranking (best first)"),
-    "gleu": Case([500, 101, 4], {}, [], ("gleu", "std"), "text=SentGLEU"),
+    "gleu": Case(["official", 500, 101, 4], {}, [], ("gleu", "std"), "text=SentGLEU"),
+    "gotoscorer": Case([0.5, 0], {}, [], ("f0.5", "precision", "recall", "tp", "fp", "fn", "tn"),
+                       "text=Reference chunks"),
     "green": Case([4, 2.0, "word"], {}, [], ("green", "precision", "recall"), "text=missed"),
 }
 
@@ -279,6 +281,8 @@ def test_sentence_mode_matches_the_module(served, modules):
         assert "chunk 0" in explanation and "#8fd18f" in explanation  # a TP chunk, coloured
     elif served.name == "gleu":
         assert "SentGLEU" in results[0]
+    elif served.name == "gotoscorer":
+        assert [row[-1] for row in explanation["data"]].count("tp") == 3  # sentence, contains, a
     elif served.name == "green":
         assert "| n | true | false | missed |" in results[0]
     else:

@@ -33,6 +33,8 @@ RUNS = [
     ("cleme2", {"weighting": "none", "level": "sentence"}),
     ("cleme", {"weighting": "none"}),
     ("gleu", {}),
+    ("gleu", {"variant": "gec-metrics"}),
+    ("gotoscorer", {"return_types": 1}),
     ("green", {}),
     ("green", {"unit": "char", "beta": 0.5}),
     ("cleme", {}),

@@ -45,7 +45,8 @@ APP_SETTINGS: dict[str, list[Any]] = {
     "pt_m2": ["sentm2", "self", "minilm", 6, 0.5, False],
     "cleme2": ["cleme2", "corpus", "dependent", "none", "minilm", 6, 0.5],
     "impara_ged": ["embedded", "impara_ged"],
-    "gleu": [500, 101, 4],
+    "gleu": ["official", 500, 101, 4],
+    "gotoscorer": [0.5, 0],
     "green": [4, 2.0, "word"],
 }
 OFFLINE = {"HF_HUB_OFFLINE": "1", "HF_EVALUATE_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1",

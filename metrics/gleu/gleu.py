@@ -26,6 +26,7 @@ those kept from the source that the reference changed, with BLEU's brevity penal
 JFLEG (keisks/jfleg `eval/gleu.py`), each of 500 iterations draws one reference per sentence from Python's `random`
 seeded with iteration × 101; the score is the mean corpus GLEU of the iterations, reported with their standard
 deviation and a normal 95% interval. Inputs are whitespace-tokenised sentences. Higher is better.
+`variant="gec-metrics"` is gec-metrics' `gleu` (GLEU in GREEN's reformulation), which scores differently.
 """
 
 _KWARGS_DESCRIPTION = kwargs_description("gleu", inputs="""\
@@ -65,6 +66,6 @@ class Gleu(GECMetric):
         )
 
     def _compute(self, sources, predictions, references=None, *, variant="official", iterations=500, seed_step=101,
-                 n=4, robust=False, tokenize=False, normalize=False, max_tokens=700, sentences=False,
+                 n=4, unit="word", robust=False, tokenize=False, normalize=False, max_tokens=700, sentences=False,
                  progress=False):
         return self.score(sources, predictions, references, locals())

@@ -27,7 +27,7 @@ from gecscore.common.trust import flag_counts, flag_note, flagged_sentences, out
 Test = Literal["bs", "ar"]
 TEST_NAMES = {"bs": "paired bootstrap", "ar": "approximate randomisation"}
 #: Per-type columns printed as integers when every value is whole (ERRANT's counts; UOT-ERRANT's are weights).
-COUNT_KEYS = ("tp", "fp", "fn")
+COUNT_KEYS = ("tp", "fp", "fn", "tn")
 #: A p-value below this is marked (`*`) in text, Markdown and LaTeX.
 ALPHA = 0.05
 #: After a per-type cell outside its range (text, Markdown, LaTeX).

@@ -25,12 +25,14 @@ from gecscore.common.options import MetricSpec, did_you_mean, input_options
 from gecscore.common.results import MetricResult
 from gecscore.common.statistics import Statistics
 from gecscore.gleu import SPEC as GLEU
+from gecscore.gotoscorer import SPEC as GOTOSCORER
 from gecscore.green import SPEC as GREEN
 from gecscore.impara_ged import SPEC as IMPARA_GED
 from gecscore.pt_m2 import SPEC as PT_M2
 from gecscore.uot_errant import SPEC as UOT_ERRANT
 
-SPECS: dict[str, MetricSpec] = {spec.name: spec for spec in (UOT_ERRANT, PT_M2, CLEME2, IMPARA_GED, GLEU, GREEN)}
+SPECS: dict[str, MetricSpec] = {spec.name: spec for spec in (UOT_ERRANT, PT_M2, CLEME2, IMPARA_GED, GLEU,
+                                                          GOTOSCORER, GREEN)}
 
 
 @dataclass(frozen=True)

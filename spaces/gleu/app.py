@@ -34,17 +34,18 @@ PAGE = Page(
 
 
 def settings() -> list[gr.Component]:
-    """Iterations, seed step and n-gram order."""
+    """Variant, iterations, seed step and n-gram order."""
     with gr.Row():
+        variant = option_control(NAME, "variant", "Variant", info="the official script, or gec-metrics' `gleu`")
         iterations = option_control(NAME, "iterations", "Iterations", info="reference draws averaged")
         seed_step = option_control(NAME, "seed_step", "Seed step", info="iteration j seeds j × step")
         order = option_control(NAME, "n", "n-gram order", info="")
-    return [iterations, seed_step, order]
+    return [variant, iterations, seed_step, order]
 
 
-def options(iterations, seed_step, order) -> dict:
+def options(variant, iterations, seed_step, order) -> dict:
     """The metric's compute options from the settings."""
-    return {"iterations": int(iterations), "seed_step": int(seed_step), "n": int(order)}
+    return {"variant": variant, "iterations": int(iterations), "seed_step": int(seed_step), "n": int(order)}
 
 
 def sentence_outputs() -> list[gr.Component]:
@@ -57,19 +58,19 @@ def build_demo(metric: MetricHandle | None = None) -> gr.Blocks:
     metric = metric or MetricHandle(NAME, __file__)
 
     @guarded
-    def score_sentence(source, hypothesis, references, iterations, seed_step, order):
+    def score_sentence(source, hypothesis, references, variant, iterations, seed_step, order):
         out = metric.compute(sources=[required_text("Source", source)],
                              predictions=[required_text("Hypothesis", hypothesis)],
                              references=[text_lines("References", references)], sentences=True,
-                             **options(iterations, seed_step, order))
+                             **options(variant, iterations, seed_step, order))
         sentence = out["sentences"][0]
         values = {"SentGLEU": sentence["score"], "corpus GLEU (mean of draws)": out["gleu"], "std": out["std"]}
         return ok_box(f"Scored against {len(sentence['per_reference'])} reference(s).", out), \
             scores_markdown(values, list(values)), out
 
     @guarded
-    def score_corpus(source_file, hypothesis_file, reference_files, iterations, seed_step, order):
-        opts = options(iterations, seed_step, order)
+    def score_corpus(source_file, hypothesis_file, reference_files, variant, iterations, seed_step, order):
+        opts = options(variant, iterations, seed_step, order)
         corpus = read_corpus(source_file, hypothesis_file, reference_files)
         out = metric.compute(sources=corpus.sources, predictions=corpus.predictions, references=corpus.references,
                              sentences=True, **opts)

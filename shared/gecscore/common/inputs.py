@@ -46,6 +46,8 @@ class Prepared:
 
 def hygiene_problem(text: str) -> tuple[int, str] | None:
     """(1-based column, what) of the first invisible character or non-NFC character of `text`, else None."""
+    if text.isascii():  # no ASCII character is a format character, and ASCII text is NFC: the common case, at C speed
+        return None
     for column, char in enumerate(text, 1):
         if unicodedata.category(char) == "Cf":
             return column, f"invisible character U+{ord(char):04X} ({unicodedata.name(char, 'format character')})"
@@ -70,20 +72,19 @@ def check_clean(name: str, texts: Sequence[str], *, normalize: bool, max_tokens:
     """`texts` checked (control characters, length), normalised when asked; hygiene findings go to `found`."""
     out = []
     for i, text in enumerate(texts):
-        where = _where(name, i)
         problem = control_character(text)
         if problem is not None:
-            raise ValueError(f"{where} has control character {problem[1]} at column {problem[0]}; remove it "
-                             "(no metric can say what it means)")
-        if max_tokens is not None:
+            raise ValueError(f"{_where(name, i)} has control character {problem[1]} at column {problem[0]}; remove "
+                             "it (no metric can say what it means)")
+        if max_tokens is not None and len(text) > max_tokens:  # no more characters than the limit: no more tokens
             length = len(text.split())
             if length > max_tokens:
-                raise ValueError(f"{where} has {length} tokens, more than max_tokens={max_tokens}; pass "
+                raise ValueError(f"{_where(name, i)} has {length} tokens, more than max_tokens={max_tokens}; pass "
                                  f"max_tokens={length} (or None) to score it anyway — edit alignment time grows "
                                  "with the square of the length")
         hygiene = hygiene_problem(text)
         if hygiene is not None:
-            found.append(f"{where} column {hygiene[0]}: {hygiene[1]}")
+            found.append(f"{_where(name, i)} column {hygiene[0]}: {hygiene[1]}")
             if normalize:
                 text = normalize_text(text)
         out.append(text)

@@ -175,6 +175,9 @@ class Unshardable:
 
     when: tuple[tuple[str, tuple[Any, ...]], ...]
     reason: str
+    #: ... and none of these options has one of its listed values (for options whose other values are free-form,
+    #: such as a path: GoToScorer's weight file).
+    unless: tuple[tuple[str, tuple[Any, ...]], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -221,7 +224,8 @@ class MetricSpec:
     def unshardable_reason(self, resolved: Mapping[str, Any]) -> str | None:
         """Why these resolved settings cannot be scored in shards (None: they can)."""
         for rule in self.unshardable:
-            if all(resolved.get(name) in values for name, values in rule.when):
+            if (all(resolved.get(name) in values for name, values in rule.when)
+                    and not any(resolved.get(name) in values for name, values in rule.unless)):
                 return rule.reason
         return None
 

@@ -8,6 +8,11 @@ per-type tables and the resamplable corpus statistic all come from it. Because n
 the other sentences, the statistics of consecutive shards concatenate (`Statistics.concat`) into those of the
 whole corpus, and `take(indices)` gives those of any resample: sharding and bootstrap need no metric's code.
 
+`statistics_systems` receives every system of a run at once (the CLI's and the leaderboard's `--predictions A B C`,
+each shard of a sharded run with all its systems), so a quantity computed from all systems' outputs, such as
+GoToScorer's difficulty weights, is computed there before any system's statistics; when it is per sentence, shards
+still concatenate.
+
 A metric whose statistics, for some data, do depend on the whole corpus says why in `unshardable`; `concat` then
 refuses by that reason. Settings that always make them corpus-dependent are declared in the metric's `SPEC`
 (`MetricSpec.unshardable`) and refused before any work.

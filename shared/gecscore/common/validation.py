@@ -6,7 +6,8 @@ import re
 from typing import Any, Sequence
 
 # A word with sentence punctuation glued to it ("word," "end.") betrays untokenised text.
-_GLUED_PUNCT = re.compile(r"^[A-Za-z]{2,}[,;:!?]$|^[a-z]{2,}\.$")
+#: A whole whitespace-delimited token that is a word with punctuation glued to it ("word," or "word.").
+_GLUED_TOKEN = re.compile(r"(?<!\S)(?:[A-Za-z]{2,}[,;:!?]|[a-z]{2,}\.)(?!\S)")
 
 
 def check_texts(name: str, values: Any, *, allow_empty_list: bool = False) -> list[str]:
@@ -72,11 +73,13 @@ class UntokenisedTextWarning(UserWarning):
 
 def untokenised(name: str, values: Sequence[str], *, max_share: float = 0.1) -> str | None:
     """What `check_tokenised` finds, as text naming the argument and the first sentence (None: looks tokenised)."""
-    glued = [(i, token) for i, text in enumerate(values) for token in text.split() if _GLUED_PUNCT.match(token)]
-    flagged = sorted({i for i, _ in glued})
+    flagged = [i for i, text in enumerate(values) if _GLUED_TOKEN.search(text)]
+    if not flagged:
+        return None
     non_empty = sum(1 for text in values if text.strip())
-    if flagged and len(flagged) > max_share * non_empty:
-        i, token = glued[0]
+    if len(flagged) > max_share * non_empty:
+        i = flagged[0]
+        token = _GLUED_TOKEN.search(values[i]).group()
         return (f"`{name}[{i}]` does not look whitespace-tokenised (token {token!r}; {len(flagged)} of {non_empty} "
                 "sentences have punctuation glued to words)")
     return None

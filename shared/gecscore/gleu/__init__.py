@@ -2,16 +2,17 @@
 
 The default variant is the official GLEU+ script of Napoles et al. (keisks/jfleg `eval/gleu.py`), the one JFLEG
 results are reported with: 500 seeded draws of one reference per sentence, the mean of their corpus GLEU, with the
-draws' spread and a normal 95% interval. `metric.py` gathers the n-gram statistics and scores them; `SPEC` declares
-the options once.
+draws' spread and a normal 95% interval. `variant='gec-metrics'` is gec-metrics' `gleu`, the same metric in GREEN's
+reformulation (`reformulated.py`), which scores differently. `metric.py` gathers the n-gram statistics and scores
+them; `grams.py` counts k-grams; `SPEC` declares the options once.
 """
 
 from gecscore.common.exports import lazy_exports
 from gecscore.common.options import MetricSpec, Option, input_options
 
 # The public interface beyond SPEC: name -> module of this package.
-_EXPORTS = dict.fromkeys(("DrawnGLEU", "GLEUStatistics", "gleu", "gleu_rows", "ngram_counts", "reference_draws",
-                          "sentence_counts", "statistic_names"), "metric")
+_EXPORTS = {**dict.fromkeys(("DrawnGLEU", "GLEUStatistics", "Rules", "gleu", "gleu_rows", "reference_draws",
+                            "sentence_counts", "statistic_names"), "metric"), "ngram_counts": "grams"}
 __getattr__ = lazy_exports(__name__, _EXPORTS)
 __all__ = ["SPEC", *_EXPORTS]
 
@@ -23,7 +24,7 @@ SPEC = MetricSpec(
     title="GLEU",
     summary="GLEU+ (Napoles et al.): n-gram precision that penalises source n-grams the reference changed, mean "
             "over 500 seeded reference draws (the official JFLEG script)",
-    variants=("official",),
+    variants=("official", "gec-metrics"),
     runner="gecscore.gleu.metric",
     sentence_option="sentences",
     statistics=STATISTICS,
@@ -35,13 +36,16 @@ SPEC = MetricSpec(
         ("draws", "how many of the corpus iterations drew each reference for this sentence"),
     ),
     options=(
-        Option("variant", "str", "official", "'official': the GLEU+ script of keisks/jfleg (ee06ff8), exactly",
-               choices=("official",)),
+        Option("variant", "str", "official", "'official': the GLEU+ script of keisks/jfleg (ee06ff8), exactly; "
+               "'gec-metrics': gec-metrics 0.1.1's `gleu` (GREEN's reformulation: frequency-aware source penalty, "
+               "no floor at 0, no sentence smoothing), exactly", choices=("official", "gec-metrics")),
         Option("iterations", "int", 500, "number of seeded reference draws averaged (the script's 500)", minimum=1),
         Option("seed_step", "int", 101, "iteration j draws with Python's random seeded j × seed_step (the "
                "script's 101)", minimum=0),
         Option("n", "int", 4, "highest n-gram order (the script divides the sum of log precisions by 4 whatever "
-               "the order)", minimum=1, maximum=4),
+               "the order, gec-metrics by n)", minimum=1, maximum=4),
+        Option("unit", "str", "word", "'word' or 'char' n-grams (gec-metrics' `unit`)", choices=("word", "char"),
+               variants=("gec-metrics",)),
         *input_options(errant=False),
         Option("sentences", "bool", False, "also return per-sentence records: SentGLEU, the per-reference values, "
                "the n-gram statistics (aliases `return_sentence_scores`, `sentence_scores`)", kind="output"),

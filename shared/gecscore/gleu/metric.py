@@ -21,26 +21,25 @@ import functools
 import math
 import random
 import warnings
-from collections import Counter
 from dataclasses import dataclass
 from typing import Any, ClassVar, Mapping, Sequence
 
 import numpy as np
 
 from gecscore.common.inputs import tokenise_or_check
-from gecscore.common.progress import progress_bar
 from gecscore.common.results import MetricResult, sentence_core
 from gecscore.common.signature import make_signature
 from gecscore.common.statistics import Statistics
 from gecscore.common.validation import check_references, check_texts
-from gecscore.gleu import SPEC
+from gecscore.gleu import SPEC, counting, reformulated
+from gecscore.gleu.grams import Grams, ngram_counts
 
 #: The script divides the summed log precisions by 4 whatever the n-gram order.
 LOG_PRECISION_DIVISOR = 4
 #: Resamples scored per matrix product in `DrawnGLEU.batch` (bounds its memory: rows × sentences × references).
 _BATCH_ROWS = 256
 #: The settings that change the numbers, in signature order.
-SETTINGS = ("variant", "iterations", "seed_step", "n", "tokenize", "robust")
+SETTINGS = ("variant", "iterations", "seed_step", "n", "unit", "tokenize", "robust")
 
 
 def statistic_names(order: int) -> tuple[str, ...]:
@@ -48,17 +47,9 @@ def statistic_names(order: int) -> tuple[str, ...]:
     return ("hyp_len", "ref_len", *(f"{kind}_{k}" for k in range(1, order + 1) for kind in ("match", "total")))
 
 
-def ngram_counts(tokens: Sequence[str], k: int) -> Counter[tuple[str, ...]]:
-    """The k-grams of `tokens` with their counts."""
-    return Counter(zip(*(tokens[i:] for i in range(k))))
-
-
-#: A text as GLEU sees it: its whitespace-token count and its k-gram counts for k = 1..n.
-Grams = tuple[int, list[Counter[tuple[str, ...]]]]
-
-
 def text_grams(text: str, order: int) -> Grams:
-    """The token count and k-gram counts (k = 1..`order`) of a whitespace-tokenised text."""
+    """The token count and k-gram counts (k = 1..`order`) of a whitespace-tokenised text, as the script's
+    `split()` reads it."""
     tokens = text.split()
     return len(tokens), [ngram_counts(tokens, k) for k in range(1, order + 1)]
 
@@ -116,6 +107,83 @@ def gleu_rows(totals: np.ndarray) -> np.ndarray:
     return np.where(zero, 0.0, values)
 
 
+@dataclass(frozen=True)
+class Rules:
+    """What a variant decides: how a text is counted, a sentence's statistics, the GLEU of summed statistics and
+    the mean over iterations. `official` is the script; `gec-metrics` is gec-metrics' `gleu` (`reformulated`)."""
+
+    variant: str = "official"
+    order: int = 4
+    unit: str = "word"
+
+    def grams(self, text: str) -> Grams:
+        """The length and k-gram counts of a text."""
+        if self.variant == "official":
+            return text_grams(text, self.order)
+        return reformulated.text_grams(text, self.order, self.unit)
+
+    def tokens(self, text: str) -> Sequence[str]:
+        """The tokens whose k-grams are counted."""
+        if self.variant == "official":
+            return text.split()
+        return reformulated.tokens(text, self.unit)
+
+    def length(self, text: str) -> int:
+        """The length in the brevity penalty."""
+        return len(text.split()) if self.variant == "official" else reformulated.length(text, self.unit)
+
+    def run_counts(self, sources: Sequence[str], systems: Mapping[str, Sequence[str]],
+                   references: Sequence[Sequence[str]]) -> dict[str, tuple[np.ndarray, ...]]:
+        """Every system's `counts` of every sentence, all at once (`counting.run_counts`)."""
+        return counting.run_counts(sources, systems, references, order=self.order, tokens=self.tokens,
+                                   length=self.length, floor=self.variant == "official",
+                                   reformulated=self.variant != "official")
+
+    def counts(self, source: Grams, hypothesis: Grams, references: Sequence[Grams]) -> np.ndarray:
+        """A sentence's `(references, 2 + 2n)` statistics."""
+        counter = grams_counts if self.variant == "official" else reformulated.grams_counts
+        return counter(source, hypothesis, references)
+
+    def corpus(self, stats: Sequence[int]) -> float:
+        """The GLEU of one iteration's summed statistics."""
+        return gleu(stats) if self.variant == "official" else reformulated.gleu(stats, self.order)
+
+    def rows(self, totals: np.ndarray) -> np.ndarray:
+        """`corpus` of every row of `totals` (last axis: the statistics)."""
+        return gleu_rows(totals) if self.variant == "official" else reformulated.gleu_rows(totals, self.order)
+
+    def sentence(self, per_reference: Sequence[Sequence[int]]) -> tuple[float, list[float]]:
+        """A sentence's GLEU and its value against each reference: the script smooths zero statistics and takes
+        numpy's mean; gec-metrics does neither."""
+        if self.variant == "official":
+            values = [gleu(row, smooth=True) for row in per_reference]
+            return float(np.mean(values)), values
+        values = [reformulated.gleu(row, self.order) for row in per_reference]
+        return reformulated.mean(values), values
+
+    def sentences(self, counts: np.ndarray, reference_counts: np.ndarray
+                  ) -> tuple[list[float], list[list[float]], list[float]]:
+        """Every sentence's GLEU, its values against each reference (`sentence` of each; `counts` zero-padded to
+        the most references) and their standard deviation. The script's rule runs on all rows at once
+        (`gleu_rows` of the smoothed statistics, then numpy's mean and std of each sentence's first R values,
+        grouped by R), which gives `sentence`'s floats."""
+        if self.variant != "official":
+            pairs = [self.sentence(row[:r].tolist()) for row, r in zip(counts, reference_counts.tolist())]
+            return [p[0] for p in pairs], [p[1] for p in pairs], [float(np.std(p[1])) for p in pairs]
+        values = gleu_rows(np.where(counts == 0, 1, counts))
+        scores, spreads = np.empty(len(counts)), np.empty(len(counts))
+        for r in np.unique(reference_counts).tolist():
+            rows = np.flatnonzero(reference_counts == r)
+            scores[rows] = np.mean(values[rows, :r], axis=1)
+            spreads[rows] = np.std(values[rows, :r], axis=1)
+        return scores.tolist(), [row[:r] for row, r in zip(values.tolist(), reference_counts.tolist())], \
+            spreads.tolist()
+
+    def mean(self, values: Sequence[float]) -> float:
+        """The mean over the iterations, summed as the implementation sums."""
+        return float(np.mean(values)) if self.variant == "official" else reformulated.mean(values)
+
+
 @functools.lru_cache(maxsize=16)
 def reference_draws(reference_counts: tuple[int, ...], iterations: int, seed_step: int) -> np.ndarray:
     """`(iterations, sentences)` reference positions: iteration j seeds Python's `random` with j × `seed_step`
@@ -165,11 +233,13 @@ class DrawnGLEU:
     bootstrap resample of a corpus whose sentences have the same number of references), the mean over the
     iterations of its corpus GLEU."""
 
-    def __init__(self, counts: np.ndarray, reference_counts: np.ndarray, iterations: int, seed_step: int) -> None:
+    def __init__(self, counts: np.ndarray, reference_counts: np.ndarray, iterations: int, seed_step: int,
+                 rules: Rules = Rules()) -> None:
         self.counts = counts  # (sentences, most references, statistics), zero-padded
         self.reference_counts = reference_counts  # (sentences,)
         self.iterations = iterations
         self.seed_step = seed_step
+        self.rules = rules
 
     def __len__(self) -> int:
         return len(self.counts)
@@ -181,7 +251,7 @@ class DrawnGLEU:
     def __call__(self, indices: np.ndarray) -> float:
         indices = np.asarray(indices, dtype=np.int64).reshape(-1)
         totals = self.counts[indices[None, :], self.draws(indices)].sum(axis=1)
-        return _mean_gleu(totals)
+        return self.rules.mean([self.rules.corpus(row) for row in totals.tolist()])
 
     def batch(self, indices: np.ndarray) -> np.ndarray:
         """The statistic of every row of `indices`, equal to `__call__` of each: per reference position r, the 0/1
@@ -201,23 +271,26 @@ class DrawnGLEU:
                 totals = sum(mask @ rows[:, :, r, :].transpose(1, 0, 2).reshape(positions, n_rows * width)
                              for r, mask in enumerate(drew))  # (iterations, rows × statistics)
                 totals = np.rint(totals).astype(np.int64).reshape(-1, n_rows, width).transpose(1, 0, 2)
-                out[part] = [np.mean(values) for values in gleu_rows(totals)]
+                out[part] = [self.rules.mean(values.tolist()) for values in self.rules.rows(totals)]
         return out
 
     def join(self, other: DrawnGLEU) -> DrawnGLEU:
         """This statistic's sentences followed by `other`'s."""
-        if not isinstance(other, DrawnGLEU) or (self.iterations, self.seed_step) != (other.iterations,
-                                                                                   other.seed_step):
-            raise TypeError("only GLEU statistics of the same iterations and seed step join")
+        if not isinstance(other, DrawnGLEU) or (self.iterations, self.seed_step, self.rules) != (
+                other.iterations, other.seed_step, other.rules):
+            raise TypeError("only GLEU statistics of the same variant, iterations and seed step join")
         width = max(self.counts.shape[1], other.counts.shape[1])
         return DrawnGLEU(np.concatenate([_padded(self.counts, width), _padded(other.counts, width)]),
                          np.concatenate([self.reference_counts, other.reference_counts]), self.iterations,
-                         self.seed_step)
+                         self.seed_step, self.rules)
 
 
-def _mean_gleu(totals: np.ndarray) -> float:
-    """The mean of every iteration's corpus GLEU (`totals`: iterations × statistics), as the script averages."""
-    return float(np.mean([gleu(row) for row in totals.tolist()]))
+def drawn_totals(counts: np.ndarray, draws: np.ndarray) -> np.ndarray:
+    """`(iterations, statistics)`: each iteration's statistics summed over the sentences against the references
+    drawn for them, `counts[sentence, draws[j, sentence]]` summed over the sentences, as one matrix product per
+    reference position (integers, exact in float64)."""
+    totals = sum((draws == r).astype(np.float64) @ counts[:, r, :].astype(np.float64) for r in range(counts.shape[1]))
+    return np.rint(totals).astype(np.int64)
 
 
 def _padded(counts: np.ndarray, width: int) -> np.ndarray:
@@ -228,11 +301,13 @@ def _padded(counts: np.ndarray, width: int) -> np.ndarray:
 @dataclass(frozen=True, kw_only=True)
 class GLEUStatistics(Statistics):
     """One system's statistics (`gecscore.common.statistics`): per sentence, the `(references, 2 + 2n)` integer
-    n-gram statistics against every reference (`sentence_counts`)."""
+    n-gram statistics against every reference (`sentence_counts`), and the first reference the prediction equals
+    (−1: none), which robust mode scores 1."""
 
-    PER_SENTENCE: ClassVar[tuple[str, ...]] = ("counts",)
+    PER_SENTENCE: ClassVar[tuple[str, ...]] = ("counts", "perfect")
 
     counts: tuple[np.ndarray, ...]
+    perfect: tuple[int, ...]
 
 
 def prepare_text(sources: Any, systems: Mapping[str, Any], references: Any, *, tokenize: bool
@@ -252,21 +327,25 @@ def prepare_text(sources: Any, systems: Mapping[str, Any], references: Any, *, t
 def statistics_systems(sources: Sequence[str], systems: Mapping[str, Sequence[str]],
                        references: Sequence[Sequence[str]] | None = None, *, progress: bool = False,
                        **options: Any) -> dict[str, GLEUStatistics]:
-    """Every system's n-gram statistics against every reference (the sources and references counted once);
-    `score` draws the references and scores."""
+    """Every system's n-gram statistics against every reference, all systems counted together (`counting`; no
+    progress bar: a few array operations); `score` draws the references and scores."""
     opts = SPEC.resolve(options)
-    order = opts["n"]
+    rules = variant_rules(opts)
     signature = make_signature("gleu", {k: opts[k] for k in SETTINGS}, libraries=())
     sources, predictions, references = prepare_text(sources, systems, references, tokenize=opts["tokenize"])
-    source_grams = [text_grams(s, order) for s in sources]
-    reference_grams = [[text_grams(r, order) for r in group] for group in references]
-    out = {}
-    for name, hyps in predictions.items():
-        rows = progress_bar(zip(source_grams, reference_grams, hyps), total=len(hyps), desc=f"GLEU {name}",
-                            disable=not progress)
-        out[name] = GLEUStatistics(settings=opts, signature=signature, counts=tuple(
-            grams_counts(s, text_grams(h, order), r) for s, r, h in rows))
-    return out
+    counts = rules.run_counts(sources, predictions, references)
+    return {name: GLEUStatistics(settings=opts, signature=signature, counts=counts[name], perfect=tuple(
+        next((k for k, r in enumerate(group) if r == h), -1) for h, group in zip(hyps, references)))
+        for name, hyps in predictions.items()}
+
+
+def check_models(options: Mapping[str, Any]) -> None:
+    """GLEU loads no model: nothing can fail to load (the Trainer hook asks every metric when it is built)."""
+
+
+def variant_rules(settings: Mapping[str, Any]) -> Rules:
+    """The `Rules` of resolved settings."""
+    return Rules(settings["variant"], settings["n"], settings["unit"])
 
 
 def score(stats: GLEUStatistics) -> MetricResult:
@@ -280,22 +359,26 @@ def score(stats: GLEUStatistics) -> MetricResult:
     counts = np.zeros((len(stats.counts), max(len(c) for c in stats.counts), 2 + 2 * settings["n"]), dtype=np.int64)
     for i, per_ref in enumerate(stats.counts):
         counts[i, :len(per_ref)] = per_ref
+    rules = variant_rules(settings)
     statistic = DrawnGLEU(counts, np.asarray([len(c) for c in stats.counts]), settings["iterations"],
-                          settings["seed_step"])
+                          settings["seed_step"], rules)
     everything = np.arange(len(counts))
     draws = statistic.draws(everything)
-    scores = [gleu(row) for row in counts[everything[None, :], draws].sum(axis=1).tolist()]
-    mean, std = np.mean(scores), np.std(scores)
+    scores = rules.rows(drawn_totals(counts, draws)).tolist()
+    mean, std = rules.mean(scores), np.std(scores)
     with warnings.catch_warnings():  # std 0 (one reference everywhere): scipy's NaN interval, as the script's
         warnings.simplefilter("ignore", RuntimeWarning)
         low, high = scipy.stats.norm.interval(0.95, loc=mean, scale=std)
+    sentence_scores, sentence_values, spreads = rules.sentences(counts, statistic.reference_counts)
+    drawn = np.stack([(draws == r).sum(axis=0) for r in range(counts.shape[1])], axis=1).tolist()
+    first_draw, rows = draws[0].tolist(), counts.astype(np.float64).tolist()
     sentences = []
-    for i, per_ref in enumerate(stats.counts):
-        values = [gleu(row, smooth=True) for row in per_ref.tolist()]
-        record = sentence_core(float(np.mean(values)), int(draws[0, i]),
-                               [dict(zip(names, map(float, row))) for row in per_ref.tolist()])
-        record.update(gleu=record["score"], std=float(np.std(values)), per_reference_gleu=values,
-                      draws=np.bincount(draws[:, i], minlength=len(per_ref)).tolist())
+    for i, values in enumerate(sentence_values):
+        sentence_gleu = sentence_scores[i]
+        if settings["robust"] and stats.perfect[i] >= 0:  # a perfect correction: its GLEU against that reference, 1
+            sentence_gleu = values[stats.perfect[i]]
+        record = sentence_core(sentence_gleu, first_draw[i], [dict(zip(names, row)) for row in rows[i][:len(values)]])
+        record.update(gleu=record["score"], std=spreads[i], per_reference_gleu=values, draws=drawn[i][:len(values)])
         sentences.append(record)
     details = {"std": float(std), "interval": [float(low), float(high)], "iterations": int(settings["iterations"]),
                "degenerate_sentences": [dict(d) for d in stats.degenerate]}
