@@ -4,7 +4,7 @@ The default variant is the official GLEU+ script of Napoles et al. (keisks/jfleg
 results are reported with: 500 seeded draws of one reference per sentence, the mean of their corpus GLEU, with the
 draws' spread and a normal 95% interval. `variant='gec-metrics'` is gec-metrics' `gleu`, the same metric in GREEN's
 reformulation (`reformulated.py`), which scores differently. `metric.py` gathers the n-gram statistics and scores
-them; `grams.py` counts k-grams; `SPEC` declares the options once.
+them; `counting.py` counts k-grams (per sentence, and for a whole run with arrays); `SPEC` declares the options once.
 """
 
 from gecscore.common.exports import lazy_exports
@@ -12,7 +12,7 @@ from gecscore.common.options import MetricSpec, Option, input_options
 
 # The public interface beyond SPEC: name -> module of this package.
 _EXPORTS = {**dict.fromkeys(("DrawnGLEU", "GLEUStatistics", "Rules", "gleu", "gleu_rows", "reference_draws",
-                            "sentence_counts", "statistic_names"), "metric"), "ngram_counts": "grams"}
+                            "sentence_counts", "statistic_names"), "metric"), "ngram_counts": "counting"}
 __getattr__ = lazy_exports(__name__, _EXPORTS)
 __all__ = ["SPEC", *_EXPORTS]
 

@@ -1,4 +1,5 @@
-"""Every sentence's GLEU statistics against every reference, for all systems at once, with array operations.
+"""k-gram counting: per text with `Counter`s (the readable rules), and every sentence's GLEU statistics against
+every reference, for all systems at once, with array operations (what `score` uses).
 
 GLEU's statistics only need, for each distinct k-gram of a hypothesis, its count there (h), in the reference (r)
 and in the source (s). Counting them with dictionaries sentence by sentence is Python-bound; here every text of a
@@ -17,9 +18,18 @@ Everything is integer arithmetic, so the statistics are exactly those of `metric
 from __future__ import annotations
 
 import itertools
+from collections import Counter
 from typing import Callable, Mapping, Sequence
 
 import numpy as np
+
+#: A text as GLEU sees it: its length in tokens and its k-gram counts for k = 1..n.
+Grams = tuple[int, list[Counter[tuple[str, ...]]]]
+
+
+def ngram_counts(tokens: Sequence[str], k: int) -> Counter[tuple[str, ...]]:
+    """The k-grams of `tokens` with their counts (the per-sentence rules count with these)."""
+    return Counter(zip(*(tokens[i:] for i in range(k))))
 
 
 def run_counts(sources: Sequence[str], systems: Mapping[str, Sequence[str]], references: Sequence[Sequence[str]],

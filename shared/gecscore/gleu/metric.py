@@ -32,7 +32,7 @@ from gecscore.common.signature import make_signature
 from gecscore.common.statistics import Statistics
 from gecscore.common.validation import check_references, check_texts
 from gecscore.gleu import SPEC, counting, reformulated
-from gecscore.gleu.grams import Grams, ngram_counts
+from gecscore.gleu.counting import Grams, ngram_counts
 
 #: The script divides the summed log precisions by 4 whatever the n-gram order.
 LOG_PRECISION_DIVISOR = 4

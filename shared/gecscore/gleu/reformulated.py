@@ -24,7 +24,7 @@ from typing import Sequence
 
 import numpy as np
 
-from gecscore.gleu.grams import Grams, ngram_counts
+from gecscore.gleu.counting import Grams, ngram_counts
 
 
 def tokens(text: str, unit: str) -> Sequence[str]:
