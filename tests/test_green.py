@@ -203,3 +203,25 @@ def test_a_perfect_correction_scores_1_unflagged_in_both_modes(robust):
                           robust=robust, sentences=True)
     assert result.score == 1.0 and result.sentences[0]["score"] == 1.0 and result.sentences[0]["reference"] == 1
     assert result.details["degenerate_sentences"] == []
+
+
+@pytest.mark.slow
+def test_published_green_rows_of_the_meta_evaluation(shared_data, tmp_path):
+    """IMPARA-GED (Findings of ACL 2025) Table 2, GREEN row: SEEDA Base, Official references, TrueSkill aggregation,
+    r / ρ against SEEDA-S .855 / .846 and SEEDA-E .912 / .965 (also UOT-ERRANT Table 1, Official), sentence accuracy
+    / τ .600 / .199 (SEEDA-S) and .574 / .148 (SEEDA-E); UOT-ERRANT Table 1, GMEG-Data wiki: .871 / .786."""
+    from gecscore.meta_eval import ScoreCache, get_metric, meta_evaluate
+    from gecscore.meta_eval.data import load_gmeg, load_seeda
+
+    cache, metric = ScoreCache(tmp_path), get_metric("green")
+
+    def rounded(*values):
+        return tuple(round(v, 3) for v in values)
+
+    seeda = meta_evaluate(metric, load_seeda(shared_data), system_set="base", aggregation="trueskill", cache=cache)
+    assert rounded(seeda.system["ts_sent"].pearson, seeda.system["ts_sent"].spearman) == (0.855, 0.846)
+    assert rounded(seeda.system["ts_edit"].pearson, seeda.system["ts_edit"].spearman) == (0.912, 0.965)
+    assert rounded(seeda.sentence["sent"].accuracy, seeda.sentence["sent"].kendall) == (0.600, 0.199)
+    assert rounded(seeda.sentence["edit"].accuracy, seeda.sentence["edit"].kendall) == (0.574, 0.148)
+    gmeg = meta_evaluate(metric, load_gmeg(shared_data), system_set="all", aggregation="trueskill", cache=cache)
+    assert rounded(gmeg.system["score"].pearson, gmeg.system["score"].spearman) == (0.871, 0.786)
