@@ -39,7 +39,7 @@ from gecscore.scribendi import SPEC
 
 #: The settings that change the numbers, in signature order.
 SETTINGS = ("model", "threshold", "tokenize", "robust")
-LM_ALTERNATIVE = "a local directory holding a causal language model (GPT-2 style, with a BOS and an EOS token)"
+LM_ALTERNATIVE = "model= a local copy of GPT-2 or of another causal language model with BOS and EOS tokens"
 #: fuzzywuzzy's `asciidammit` under Python 3 removes the code points 128-255 (only those).
 _LATIN1 = {code: None for code in range(128, 256)}
 _NOT_WORD = re.compile(r"(?ui)\W")

@@ -35,7 +35,8 @@ ASPECTS = {"g": "grammaticality", "f": "fluency", "m": "meaning"}
 RATING_MIN, RATING_MAX = 1, 4
 #: The settings that change the numbers, in signature order.
 SETTINGS = ("model_g", "model_f", "model_m", "weight_g", "weight_f", "weight_m", "max_length", "tokenize", "robust")
-REGRESSOR_ALTERNATIVE = "a local directory holding a one-logit sequence-classification checkpoint"
+REGRESSOR_ALTERNATIVE = ("model_g, model_f and model_m set to local copies of the three regressors (one-logit "
+                         "sequence classifiers)")
 
 
 # ---------------------------------------------------------------------------------------------------
