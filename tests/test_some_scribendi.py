@@ -42,6 +42,13 @@ def tiny(tmp_path_factory) -> dict[str, Path]:
     return tiny_models.build_all(tmp_path_factory.mktemp("some-scribendi"))
 
 
+def tiny_reference_free(folder: Path) -> list[tuple[str, dict, None]]:
+    """(name, options, references) runs of SOME and Scribendi on tiny models built in `folder`, for the tests that
+    go over every metric."""
+    paths = tiny_models.build_all(folder / "some-scribendi")
+    return [("some", some_options(paths), None), ("scribendi", {"model": str(paths["lm"]), "device": "cpu"}, None)]
+
+
 def some_options(paths: dict[str, Path], **extra):
     return dict(model_g=str(paths["grammer"]), model_f=str(paths["fluency"]), model_m=str(paths["meaning"]),
                 device="cpu", **extra)
