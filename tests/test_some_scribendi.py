@@ -263,3 +263,48 @@ def test_shards_and_resamples_score_as_the_whole(tiny):
         assert registry.score(name, halves).sentences == whole.sentences
         row = np.array([3, 0, 0, 2])
         assert whole.statistic(row) == registry.score(name, stats.take(row)).score
+
+
+# --- the Spaces ----------------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("name", ["some", "scribendi"])
+def test_space_says_the_model_cannot_load_and_scores_with_local_models(name, tiny, monkeypatch):
+    """Offline, the default model's failure is a message in the page naming it; with local models the page's result
+    is the evaluate module's."""
+    pytest.importorskip("gradio")
+    import evaluate
+    from gradio_client import Client
+    from gradio_client.exceptions import AppError
+
+    from gecscore.spaces.loading import METRIC_PATH_ENV
+    from test_spaces import REPO, free_port, load_app
+
+    monkeypatch.setenv(METRIC_PATH_ENV, str(REPO / "metrics"))
+    app = load_app(name)
+    demo = app.build_demo()
+    demo.queue(default_concurrency_limit=1)
+    _, url, _ = demo.launch(server_name="127.0.0.1", server_port=free_port(), prevent_thread_lock=True, quiet=True)
+    try:
+        client = Client(url, verbose=False)
+        source, hypotheses = app.PAGE.sentence_examples[0]
+        if name == "some":
+            defaults = [*app.MODELS.values(), 0.55, 0.43, 0.02]
+            local = [str(tiny["grammer"]), str(tiny["fluency"]), str(tiny["meaning"]), 0.55, 0.43, 0.02]
+            options = some_options(tiny)
+            missing = "cannot load the SOME regressor 'gfm-models/grammer'"
+        else:
+            defaults, local = [app.MODEL, 0.8], [str(tiny["lm"]), 0.8]
+            options = {"model": str(tiny["lm"]), "device": "cpu"}
+            missing = "cannot load the language model 'gpt2'"
+        with pytest.raises(AppError) as raised:
+            client.predict(source, hypotheses, *defaults, api_name="/score_sentence")
+        assert "Could not score: " in str(raised.value) and missing in str(raised.value)
+        assert "Traceback" not in str(raised.value)
+        *_, raw = client.predict(source, hypotheses, *local, api_name="/score_sentence")
+        hyps = hypotheses.splitlines()
+        module = evaluate.load(str(REPO / "metrics" / name), keep_in_memory=True)
+        options.pop("device")
+        expected = module.compute(sources=[source] * len(hyps), predictions=hyps, sentence_scores=True, **options)
+        assert raw["sentence_scores"] == expected["sentence_scores"] and raw[name] == expected[name]
+    finally:
+        demo.close()
