@@ -46,7 +46,11 @@ APP_SETTINGS: dict[str, list[Any]] = {
     "cleme2": ["cleme2", "corpus", "dependent", "none", "minilm", 6, 0.5],
     "impara_ged": ["embedded", "impara_ged"],
     "gleu": [500, 101, 4],
+    "some": ["gfm-models/grammer", "gfm-models/fluency", "gfm-models/meaning", 0.55, 0.43, 0.02],
+    "scribendi": ["gpt2", 0.8],
 }
+#: Apps whose models are on the Hub only: offline, their page must say the model cannot be loaded (this message).
+HUB_ONLY = {"some": "cannot load the SOME regressor", "scribendi": "cannot load the language model"}
 OFFLINE = {"HF_HUB_OFFLINE": "1", "HF_EVALUATE_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1",
            "GRADIO_ANALYTICS_ENABLED": "False", "TOKENIZERS_PARALLELISM": "false"}
 #: Variables that could make the fresh environment see the repository or another installation, and the one that
@@ -138,8 +142,18 @@ def probe_app(name: str, url: str, inputs: str) -> None:
 
     data = read_inputs(Path(inputs))
     texts = [data["src"][0], data["hyp"][0]]
-    if name != "impara_ged":
+    if name != "impara_ged" and name not in HUB_ONLY:
         texts.append(f"{data['ref0'][0]}\n{data['ref1'][0]}")
+    if name in HUB_ONLY:
+        from gradio_client.exceptions import AppError
+
+        try:
+            Client(url, verbose=False).predict(*texts, *APP_SETTINGS[name], api_name="/score_sentence")
+        except AppError as error:
+            assert HUB_ONLY[name] in str(error) and "Traceback" not in str(error), str(error)
+            print(f"{name}: {HUB_ONLY[name]} (offline, as expected)")
+            return
+        raise AssertionError(f"the {name} app scored offline with a model it cannot have")
     status, *_ = Client(url, verbose=False).predict(*texts, *APP_SETTINGS[name], api_name="/score_sentence")
     assert status.startswith("\u2713"), f"the app answered {status!r}"
     print(status)
