@@ -20,7 +20,8 @@ SPEC = MetricSpec(
     sentence_fields=(
         ("scribendi", "the sentence's score: 0 unchanged, 1 accepted, −1 rejected; equal to `score`"),
         ("source_perplexity", "the language model's perplexity of the source (None when the prediction is "
-                              "unchanged, so not computed; None also for an empty text, whose perplexity is undefined)"),
+                              "unchanged, so not computed; None also for an empty text, whose perplexity is "
+                              "undefined)"),
         ("prediction_perplexity", "the language model's perplexity of the prediction (None as above)"),
         ("token_sort_ratio", "fuzzywuzzy's token sort ratio of source and prediction, over 100 (None when "
                              "unchanged)"),
