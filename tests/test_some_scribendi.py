@@ -7,6 +7,7 @@ import dataclasses
 import json
 import math
 import os
+import re
 import subprocess
 import sys
 import warnings
@@ -263,6 +264,29 @@ def test_shards_and_resamples_score_as_the_whole(tiny):
         assert registry.score(name, halves).sentences == whole.sentences
         row = np.array([3, 0, 0, 2])
         assert whole.statistic(row) == registry.score(name, stats.take(row)).score
+
+
+def test_cli_scores_and_ranks_with_a_baseline(tiny, tmp_path, capsys):
+    from gecscore.cli import main
+
+    files = {}
+    for name, texts in (("src", SOURCES), ("hyp", PREDICTIONS)):
+        files[name] = tmp_path / f"{name}.txt"
+        files[name].write_text("\n".join(texts) + "\n", encoding="utf-8")
+    model = [f"model_{a}={tiny[n]}" for a, n in (("g", "grammer"), ("f", "fluency"), ("m", "meaning"))]
+    code = main(["score", "some", "--sources", str(files["src"]), "--predictions", str(files["hyp"]), "--format",
+                 "json", *(x for option in model for x in ("-o", option)), "-o", "device=cpu"])
+    assert code == 0
+    printed = json.loads(capsys.readouterr().out)
+    assert printed["some"] == run("some", SOURCES, PREDICTIONS, **some_options(tiny)).score
+    code = main(["score", "scribendi", "--sources", str(files["src"]), "--predictions", str(files["hyp"]),
+                 str(files["src"]), "--names", "system", "input", "--baseline", "input", "--bootstrap", "100",
+                 "-o", f"model={tiny['lm']}", "-o", "device=cpu"])
+    assert code == 0
+    out = capsys.readouterr().out
+    expected = run("scribendi", SOURCES, PREDICTIONS, model=str(tiny["lm"]), device="cpu").score
+    assert re.search(rf"^\s*\d\s+system\s+{expected:.4f}", out, flags=re.M) and "baseline" in out
+    assert re.search(r"^\s*\d\s+input\s+0\.0000", out, flags=re.M)  # unchanged sentences score 0
 
 
 # --- the Spaces ----------------------------------------------------------------------------------------------------

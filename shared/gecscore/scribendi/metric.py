@@ -128,6 +128,8 @@ class LanguageModel:
 
     def lengths(self, texts: Sequence[str]) -> list[int]:
         """Each text's token count with the BOS prefix, untruncated."""
+        if not texts:  # a system that changed nothing (the tokenizer refuses an empty batch)
+            return []
         return [len(ids) for ids in self.tokenizer([self.tokenizer.bos_token + t for t in texts],
                                                    verbose=False)["input_ids"]]
 
