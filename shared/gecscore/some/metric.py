@@ -141,8 +141,8 @@ class Regressors:
         for start in starts:
             hyps = list(predictions[start:start + batch_size])
             srcs = list(sources[start:start + batch_size])
-            inputs = {"g": self.tokenizer(hyps, **encode), "f": self.tokenizer(hyps, **encode),
-                      "m": self.tokenizer(srcs, hyps, **encode)}
+            single = self.tokenizer(hyps, **encode)  # gec-metrics encodes it twice, identically
+            inputs = {"g": single, "f": single, "m": self.tokenizer(srcs, hyps, **encode)}
             with torch.no_grad():
                 for aspect, model in self.models.items():
                     batch = {k: v.to(model.device) for k, v in inputs[aspect].items()}
