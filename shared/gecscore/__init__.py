@@ -16,6 +16,7 @@ __all__ = [
     # public modules
     "cleme2", "common", "evaluate_module", "gleu", "impara_ged", "integrations", "leaderboard", "meta_eval", "pt_m2",
     "registry", "sharding", "training", "uot_errant", "gotoscorer",
+    "scribendi", "some",
 ]
 __version__ = "0.1.0"
 #: Names loaded on first use, so that `import gecscore` stays light: name -> the module that defines it.

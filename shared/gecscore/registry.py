@@ -28,10 +28,12 @@ from gecscore.gleu import SPEC as GLEU
 from gecscore.gotoscorer import SPEC as GOTOSCORER
 from gecscore.impara_ged import SPEC as IMPARA_GED
 from gecscore.pt_m2 import SPEC as PT_M2
+from gecscore.scribendi import SPEC as SCRIBENDI
+from gecscore.some import SPEC as SOME
 from gecscore.uot_errant import SPEC as UOT_ERRANT
 
 SPECS: dict[str, MetricSpec] = {spec.name: spec for spec in (UOT_ERRANT, PT_M2, CLEME2, IMPARA_GED, GLEU,
-                                                          GOTOSCORER)}
+                                                          GOTOSCORER, SOME, SCRIBENDI)}
 
 
 @dataclass(frozen=True)
