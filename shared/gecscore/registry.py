@@ -64,6 +64,8 @@ PRESETS: dict[str, Preset] = {
     "cleme": Preset("cleme2", "CLEME", {"variant": "cleme"}, "CLEME v1 chunk P/R/F (cleme2, variant='cleme')"),
     "impara": Preset("impara_ged", "IMPARA", {"variant": "impara"},
                      "the original IMPARA (impara_ged, variant='impara')"),
+    "sentgleu": Preset("gleu", "SentGLEU", {"level": "sentence"}, "mean of the sentences' SentGLEU (gleu, "
+                       "level='sentence'), GLEU's sentence-level system score", ("variant", "n", "unit")),
 }
 #: Every name `run` accepts: the metrics, then the presets.
 NAMES: tuple[str, ...] = (*SPECS, *PRESETS)
