@@ -39,7 +39,7 @@ from typing import Callable, Sequence
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from wheel_check import (  # noqa: E402  (stdlib only)
-    APP_SETTINGS, Check, StepFailed, free_port, run_check, stop, wait_for,
+    APP_SETTINGS, Check, StepFailed, call_app, free_port, run_check, stop, wait_for,
 )
 
 REPO = Path(__file__).resolve().parent.parent
@@ -86,17 +86,10 @@ def probe_card(folder: str, name: str, org: str) -> None:
 
 def probe_app(name: str, url: str, folder: str) -> None:
     """One `/score_sentence` call through gradio_client with the first lines of the folder's example files."""
-    from gradio_client import Client
-
     examples = Path(folder) / "examples"
     first = {key: (examples / f"{key}.txt").read_text(encoding="utf-8").splitlines()[0]
              for key in ("source", "hypothesis", "ref0", "ref1")}
-    texts = [first["source"], first["hypothesis"]]
-    if name != "impara_ged":
-        texts.append(f"{first['ref0']}\n{first['ref1']}")
-    status, *_ = Client(url, verbose=False).predict(*texts, *APP_SETTINGS[name], api_name="/score_sentence")
-    assert status.startswith("\u2713"), f"the app answered {status!r}"
-    print(status)
+    call_app(name, url, first["source"], first["hypothesis"], [first["ref0"], first["ref1"]])
 
 
 def probe_missing(folder: str) -> None:

@@ -276,3 +276,19 @@ def test_the_trainer_hook_scores_gleu():
     out = hook(SimpleNamespace(predictions=np.array([[1, 2, 4, 5, 6]]), label_ids=np.array([[1, 2, 4, 5, 6]]),
                                inputs=None))
     assert out["gleu_gleu"] == 1.0  # keys are "<metric>_<scalar>"
+
+
+def test_sentgleu_is_the_mean_of_the_sentence_scores(shared_data):
+    """`sentgleu` (gleu, level='sentence'): the system score CLEME2.0 and PT-M2 report as SentGLEU, the mean of the
+    script's per-sentence values; its bootstrap resamples that mean."""
+    case = next(c for c in GOLDEN["sentence"] if c["name"] == "seeda")
+    sources, references = corpus(shared_data.parent, case)
+    hyp = lines(shared_data.parent, case["hyp"])
+    result = registry.run("sentgleu", sources, hyp, references, sentences=True)
+    corpus_level = registry.run("gleu", sources, hyp, references, sentences=True)
+    assert [s["score"] for s in result.sentences] == [s["score"] for s in corpus_level.sentences]
+    assert result.score == pytest.approx(float(np.mean([s["score"] for s in corpus_level.sentences])), abs=1e-15)
+    assert result.score != corpus_level.score
+    assert result.signature.startswith("sentgleu|")
+    interval = confidence_interval(result.statistic, len(sources), n_samples=50)
+    assert interval.score == result.score and 0 <= interval.low <= result.score <= interval.high <= 1

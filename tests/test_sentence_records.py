@@ -11,6 +11,7 @@ from gecscore import registry, sharding
 from gecscore.common.results import SENTENCE_KEYS, MetricResult
 
 from conftest import build_tiny_model
+from test_some_scribendi import tiny_reference_free
 
 DOC = Path(__file__).resolve().parents[1] / "docs" / "sentence-records.md"
 
@@ -86,7 +87,7 @@ def test_model_records_follow_the_schema(nlp, tiny_bert, tmp_path):
             ("pt_m2", {"model": str(tiny_bert), "layer": 1}, REFERENCES),
             ("pt_m2", {"model": str(tiny_bert), "layer": 1, "variant": "errant"}, REFERENCES),
             ("cleme2", {"model": str(tiny_bert), "layer": 1}, REFERENCES),
-            ("impara_ged", {"model": str(qe)}, None)]
+            ("impara_ged", {"model": str(qe)}, None), *tiny_reference_free(tmp_path)]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         for name, options, references in runs:

@@ -13,6 +13,7 @@ from gecscore.common.bootstrap import resampled_scores
 from gecscore.common.statistics import NotShardableError, Statistics
 
 from conftest import build_tiny_model
+from test_some_scribendi import tiny_reference_free
 
 SOURCES = ["I has a apple .", "He go to school yesterday .", "This is fine .", "She like cats and dog .",
            "They was happy .", "We goes home now ."]
@@ -75,7 +76,8 @@ def test_model_statistics_take_and_concat(nlp, tiny_bert, tmp_path):
     qe = build_tiny_model(tmp_path / "qe", "bert", num_labels=1)
     for name, options, references in (("uot_errant", {"model": str(tiny_bert)}, REFERENCES),
                                       ("pt_m2", {"model": str(tiny_bert), "layer": 1}, REFERENCES),
-                                      ("impara_ged", {"model": str(qe)}, None)):
+                                      ("impara_ged", {"model": str(qe)}, None),
+                                      *tiny_reference_free(tmp_path)):
         stats = gather(name, options, references)
         whole = registry.score(name, stats)
         halves = type(stats).concat([stats.take(range(3)), stats.take(range(3, len(stats)))])

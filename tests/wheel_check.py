@@ -47,8 +47,12 @@ APP_SETTINGS: dict[str, list[Any]] = {
     "impara_ged": ["embedded", "impara_ged"],
     "gleu": ["official", 500, 101, 4],
     "gotoscorer": [0.5, 0],
+    "some": ["gfm-models/grammer", "gfm-models/fluency", "gfm-models/meaning", 0.55, 0.43, 0.02],
+    "scribendi": ["gpt2", 0.8],
     "green": [4, 2.0, "word"],
 }
+#: Apps whose models are on the Hub only: offline, their page must say the model cannot be loaded (this message).
+HUB_ONLY = {"some": "cannot load the SOME regressor", "scribendi": "cannot load the language model"}
 OFFLINE = {"HF_HUB_OFFLINE": "1", "HF_EVALUATE_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1",
            "GRADIO_ANALYTICS_ENABLED": "False", "TOKENIZERS_PARALLELISM": "false"}
 #: Variables that could make the fresh environment see the repository or another installation, and the one that
@@ -136,12 +140,28 @@ def probe_seq2seq(inputs: str) -> None:
 
 def probe_app(name: str, url: str, inputs: str) -> None:
     """One `/score_sentence` call through gradio_client; the page's status must say it scored."""
+    data = read_inputs(Path(inputs))
+    call_app(name, url, data["src"][0], data["hyp"][0], [data["ref0"][0], data["ref1"][0]])
+
+
+def call_app(name: str, url: str, source: str, hypothesis: str, references: list[str]) -> None:
+    """One `/score_sentence` call of `name`'s app at `url` with its `APP_SETTINGS`: it must score, or, for an app
+    whose model is on the Hub only, say that the model cannot be loaded (the hub check uses this too)."""
     from gradio_client import Client
 
-    data = read_inputs(Path(inputs))
-    texts = [data["src"][0], data["hyp"][0]]
-    if name != "impara_ged":
-        texts.append(f"{data['ref0'][0]}\n{data['ref1'][0]}")
+    texts = [source, hypothesis]
+    if name != "impara_ged" and name not in HUB_ONLY:
+        texts.append("\n".join(references))
+    if name in HUB_ONLY:
+        from gradio_client.exceptions import AppError
+
+        try:
+            Client(url, verbose=False).predict(*texts, *APP_SETTINGS[name], api_name="/score_sentence")
+        except AppError as error:
+            assert HUB_ONLY[name] in str(error) and "Traceback" not in str(error), str(error)
+            print(f"{name}: {HUB_ONLY[name]} (offline, as expected)")
+            return
+        raise AssertionError(f"the {name} app scored offline with a model it cannot have")
     status, *_ = Client(url, verbose=False).predict(*texts, *APP_SETTINGS[name], api_name="/score_sentence")
     assert status.startswith("\u2713"), f"the app answered {status!r}"
     print(status)

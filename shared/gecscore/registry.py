@@ -29,10 +29,12 @@ from gecscore.gotoscorer import SPEC as GOTOSCORER
 from gecscore.green import SPEC as GREEN
 from gecscore.impara_ged import SPEC as IMPARA_GED
 from gecscore.pt_m2 import SPEC as PT_M2
+from gecscore.scribendi import SPEC as SCRIBENDI
+from gecscore.some import SPEC as SOME
 from gecscore.uot_errant import SPEC as UOT_ERRANT
 
 SPECS: dict[str, MetricSpec] = {spec.name: spec for spec in (UOT_ERRANT, PT_M2, CLEME2, IMPARA_GED, GLEU,
-                                                          GOTOSCORER, GREEN)}
+                                                          GOTOSCORER, SOME, SCRIBENDI, GREEN)}
 
 
 @dataclass(frozen=True)
@@ -63,6 +65,8 @@ PRESETS: dict[str, Preset] = {
     "cleme": Preset("cleme2", "CLEME", {"variant": "cleme"}, "CLEME v1 chunk P/R/F (cleme2, variant='cleme')"),
     "impara": Preset("impara_ged", "IMPARA", {"variant": "impara"},
                      "the original IMPARA (impara_ged, variant='impara')"),
+    "sentgleu": Preset("gleu", "SentGLEU", {"level": "sentence"}, "mean of the sentences' SentGLEU (gleu, "
+                       "level='sentence'), GLEU's sentence-level system score", ("variant", "n", "unit")),
 }
 #: Every name `run` accepts: the metrics, then the presets.
 NAMES: tuple[str, ...] = (*SPECS, *PRESETS)

@@ -44,6 +44,9 @@ SPEC = MetricSpec(
                "script's 101)", minimum=0),
         Option("n", "int", 4, "highest n-gram order (the script divides the sum of log precisions by 4 whatever "
                "the order, gec-metrics by n)", minimum=1, maximum=4),
+        Option("level", "str", "corpus", "'corpus': the mean corpus GLEU over the draws; 'sentence': the mean of "
+               "the sentences' SentGLEU (GLEU's sentence-level system score, as CLEME2.0 and PT-M2 report "
+               "SentGLEU)", choices=("corpus", "sentence")),
         Option("unit", "str", "word", "'word' or 'char' n-grams (gec-metrics' `unit`)", choices=("word", "char"),
                variants=("gec-metrics",)),
         *input_options(errant=False),

@@ -26,6 +26,7 @@ from typing import Any, ClassVar, Mapping, Sequence
 
 import numpy as np
 
+from gecscore.common.bootstrap import SentenceMean
 from gecscore.common.inputs import tokenise_or_check
 from gecscore.common.results import MetricResult, sentence_core
 from gecscore.common.signature import make_signature
@@ -39,7 +40,7 @@ LOG_PRECISION_DIVISOR = 4
 #: Resamples scored per matrix product in `DrawnGLEU.batch` (bounds its memory: rows × sentences × references).
 _BATCH_ROWS = 256
 #: The settings that change the numbers, in signature order.
-SETTINGS = ("variant", "iterations", "seed_step", "n", "unit", "tokenize", "robust")
+SETTINGS = ("variant", "level", "iterations", "seed_step", "n", "unit", "tokenize", "robust")
 
 
 def statistic_names(order: int) -> tuple[str, ...]:
@@ -380,7 +381,12 @@ def score(stats: GLEUStatistics) -> MetricResult:
         record = sentence_core(sentence_gleu, first_draw[i], [dict(zip(names, row)) for row in rows[i][:len(values)]])
         record.update(gleu=record["score"], std=spreads[i], per_reference_gleu=values, draws=drawn[i][:len(values)])
         sentences.append(record)
+    degenerate = [dict(d) for d in stats.degenerate]
+    if settings["level"] == "sentence":  # SentGLEU at system level: the mean of the sentence scores
+        values = [record["score"] for record in sentences]
+        return MetricResult("gleu", {"gleu": float(np.mean(values))}, "gleu", sentences, SentenceMean(values),
+                            stats.signature, {"degenerate_sentences": degenerate}, sentence_key="sentences")
     details = {"std": float(std), "interval": [float(low), float(high)], "iterations": int(settings["iterations"]),
-               "degenerate_sentences": [dict(d) for d in stats.degenerate]}
+               "degenerate_sentences": degenerate}
     return MetricResult("gleu", {"gleu": float(mean)}, "gleu", sentences, statistic, stats.signature, details,
                         sentence_key="sentences")
