@@ -17,6 +17,7 @@ _DEFAULT_SYSTEM_SET = {"seeda": "base", "gjg15": "all", "gmeg": "all"}
 def register(subparsers: Any) -> None:
     """Add the `meta-eval` subcommand."""
     from gecscore.meta_eval.aggregate import AGGREGATIONS
+    from gecscore import registry
     from gecscore.meta_eval.data import CONLL_REFERENCE_SETS, DATASETS, GMEG_DOMAINS
 
     parser = subparsers.add_parser(
@@ -27,9 +28,9 @@ def register(subparsers: Any) -> None:
                     "Further analyses: Williams' test against a --baseline metric, agreement per system pair "
                     "(--pairs), top-K correlation (--top-k) and hyper-parameter searches (--search).",
     )
-    parser.add_argument("--metric", required=True, help="a registry name: uot_errant, pt_m2, cleme2, impara_ged, or a "
-                        "preset (errant, senterrant, m2, sentm2, cleme, impara), cleme-length, or a metric of your own as "
-                        "module:attribute (a factory returning a SentenceMetric); options with -o, e.g. -o variant=m2")
+    parser.add_argument("--metric", required=True, help=f"a registry name: {', '.join(registry.SPECS)}, or a preset "
+                        f"({', '.join(registry.PRESETS)}), cleme-length, or a metric of your own as module:attribute "
+                        "(a factory returning a SentenceMetric); options with -o, e.g. -o variant=m2")
     parser.add_argument("-o", "--metric-option", action="append", default=[], metavar="KEY=VALUE",
                         help="metric option (repeatable); VALUE is read as JSON when it parses, else as a string")
     parser.add_argument("--dataset", required=True, choices=DATASETS)
