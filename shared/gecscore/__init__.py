@@ -14,8 +14,8 @@ from gecscore.shipped import app_path, script_path
 __all__ = [
     "Leaderboard", "__version__", "app_path", "compare", "script_path",
     # public modules
-    "cleme2", "common", "evaluate_module", "gleu", "impara_ged", "integrations", "leaderboard", "meta_eval", "pt_m2",
-    "registry", "sharding", "training", "uot_errant",
+    "bertscore", "cleme2", "common", "evaluate_module", "gleu", "impara_ged", "integrations", "leaderboard",
+    "meta_eval", "pt_m2", "registry", "sharding", "training", "uot_errant",
 ]
 __version__ = "0.1.0"
 #: Names loaded on first use, so that `import gecscore` stays light: name -> the module that defines it.

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from types import ModuleType
 from typing import Any, Mapping, Sequence
 
+from gecscore.bertscore import SPEC as BERTSCORE
 from gecscore.cleme2 import SPEC as CLEME2
 from gecscore.common.degenerate import merge, report
 from gecscore.common.inputs import prepare
@@ -29,7 +30,7 @@ from gecscore.impara_ged import SPEC as IMPARA_GED
 from gecscore.pt_m2 import SPEC as PT_M2
 from gecscore.uot_errant import SPEC as UOT_ERRANT
 
-SPECS: dict[str, MetricSpec] = {spec.name: spec for spec in (UOT_ERRANT, PT_M2, CLEME2, IMPARA_GED, GLEU)}
+SPECS: dict[str, MetricSpec] = {spec.name: spec for spec in (UOT_ERRANT, PT_M2, CLEME2, IMPARA_GED, GLEU, BERTSCORE)}
 
 
 @dataclass(frozen=True)
