@@ -27,10 +27,12 @@ from gecscore.common.results import MetricResult
 from gecscore.common.statistics import Statistics
 from gecscore.gleu import SPEC as GLEU
 from gecscore.impara_ged import SPEC as IMPARA_GED
+from gecscore.llm_judge import SPEC as LLM_KOBAYASHI24
 from gecscore.pt_m2 import SPEC as PT_M2
 from gecscore.uot_errant import SPEC as UOT_ERRANT
 
-SPECS: dict[str, MetricSpec] = {spec.name: spec for spec in (UOT_ERRANT, PT_M2, CLEME2, IMPARA_GED, GLEU, BERTSCORE)}
+SPECS: dict[str, MetricSpec] = {spec.name: spec for spec in (UOT_ERRANT, PT_M2, CLEME2, IMPARA_GED, GLEU, BERTSCORE,
+                                                  LLM_KOBAYASHI24)}
 
 
 @dataclass(frozen=True)
@@ -61,6 +63,10 @@ PRESETS: dict[str, Preset] = {
     "cleme": Preset("cleme2", "CLEME", {"variant": "cleme"}, "CLEME v1 chunk P/R/F (cleme2, variant='cleme')"),
     "impara": Preset("impara_ged", "IMPARA", {"variant": "impara"},
                      "the original IMPARA (impara_ged, variant='impara')"),
+    "llm-s": Preset("llm_kobayashi24", "LLM-S", {"variant": "sent"},
+                    "an LLM judges whole corrected sentences (llm_kobayashi24, variant='sent')"),
+    "llm-e": Preset("llm_kobayashi24", "LLM-E", {"variant": "edit"},
+                    "an LLM judges the corrections' edits (llm_kobayashi24, variant='edit')"),
 }
 #: Every name `run` accepts: the metrics, then the presets.
 NAMES: tuple[str, ...] = (*SPECS, *PRESETS)
