@@ -14,9 +14,9 @@ import pytest
 
 from gecscore import registry, sharding
 from gecscore.cli import main
-from gecscore.llm_judge.judge import build_prompt, read_scores, select_targets, template_for
-from gecscore.llm_judge.metric import judged_mean, sentence_score
-from gecscore.llm_judge.prompts import EDIT_TEMPLATE, SENTENCE_TEMPLATE
+from gecscore.llm_kobayashi24.judge import build_prompt, read_scores, select_targets, template_for
+from gecscore.llm_kobayashi24.metric import judged_mean, sentence_score
+from gecscore.llm_kobayashi24.prompts import EDIT_TEMPLATE, SENTENCE_TEMPLATE
 
 from conftest import build_tiny_model
 from llm_stub import MALFORMED, canned_scores, stub_server
@@ -194,7 +194,7 @@ def test_missing_key_and_refused_requests_are_errors(monkeypatch):
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     with pytest.raises(ValueError, match="API key"):
         registry.run("llm-s", SOURCES, SYSTEMS["a"], base_url="http://127.0.0.1:9")
-    from gecscore.llm_judge.backends import EndpointError
+    from gecscore.llm_kobayashi24.backends import EndpointError
 
     with stub_server() as server:
         with pytest.raises(EndpointError, match="HTTP 401"):

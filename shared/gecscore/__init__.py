@@ -15,7 +15,7 @@ __all__ = [
     "Leaderboard", "__version__", "app_path", "compare", "script_path",
     # public modules
     "bertscore", "cleme2", "common", "evaluate_module", "gleu", "impara_ged", "integrations", "leaderboard",
-    "llm_judge", "meta_eval", "pt_m2", "registry", "sharding", "training", "uot_errant",
+    "llm_kobayashi24", "meta_eval", "pt_m2", "registry", "sharding", "training", "uot_errant",
 ]
 __version__ = "0.1.0"
 #: Names loaded on first use, so that `import gecscore` stays light: name -> the module that defines it.

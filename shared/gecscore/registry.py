@@ -27,7 +27,7 @@ from gecscore.common.results import MetricResult
 from gecscore.common.statistics import Statistics
 from gecscore.gleu import SPEC as GLEU
 from gecscore.impara_ged import SPEC as IMPARA_GED
-from gecscore.llm_judge import SPEC as LLM_KOBAYASHI24
+from gecscore.llm_kobayashi24 import SPEC as LLM_KOBAYASHI24
 from gecscore.pt_m2 import SPEC as PT_M2
 from gecscore.uot_errant import SPEC as UOT_ERRANT
 

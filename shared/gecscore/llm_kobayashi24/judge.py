@@ -17,7 +17,7 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any, Sequence
 
-from gecscore.llm_judge.prompts import CRITERIA, TEMPLATES
+from gecscore.llm_kobayashi24.prompts import CRITERIA, TEMPLATES
 
 #: The most targets one prompt holds (the paper's and gec-metrics' five).
 MAX_TARGETS = 5

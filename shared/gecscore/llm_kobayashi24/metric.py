@@ -23,9 +23,9 @@ from gecscore.common.results import MetricResult, sentence_core
 from gecscore.common.signature import make_signature
 from gecscore.common.statistics import Statistics
 from gecscore.common.validation import check_same_length, check_texts
-from gecscore.llm_judge import SPEC
-from gecscore.llm_judge.backends import Backend, ChatEndpoint, LocalModel
-from gecscore.llm_judge.judge import HIGHEST, LOWEST, build_prompt, edit_form, read_scores, select_targets, \
+from gecscore.llm_kobayashi24 import SPEC
+from gecscore.llm_kobayashi24.backends import Backend, ChatEndpoint, LocalModel
+from gecscore.llm_kobayashi24.judge import HIGHEST, LOWEST, build_prompt, edit_form, read_scores, select_targets, \
     template_for
 
 #: gec-metrics' default judges.

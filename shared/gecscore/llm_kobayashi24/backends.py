@@ -1,6 +1,6 @@
 """Who answers a prompt: an OpenAI-compatible chat-completions endpoint, or a local Hugging Face causal LM.
 
-Both return the answer's text; `gecscore.llm_judge.judge` reads the scores. The endpoint is asked as gec-metrics'
+Both return the answer's text; `gecscore.llm_kobayashi24.judge` reads the scores. The endpoint is asked as gec-metrics'
 OpenAI classes ask it (a system message, the prompt, a JSON-schema answer format with `target_score1..n`, the
 seed), over plain HTTP with httpx (no OpenAI client needed). The local model answers by greedy decoding after its
 chat template, when it has one (gec-metrics' HF classes constrain the decoding to the JSON schema with `outlines`
@@ -13,8 +13,8 @@ import os
 from typing import Any, Protocol
 
 from gecscore.common.encoders import resolve_model, select_device, shared_model
-from gecscore.llm_judge.judge import answer_schema
-from gecscore.llm_judge.prompts import SYSTEM_MESSAGE
+from gecscore.llm_kobayashi24.judge import answer_schema
+from gecscore.llm_kobayashi24.prompts import SYSTEM_MESSAGE
 
 #: The environment variable read when `api_key` is not given (the OpenAI client's own).
 API_KEY_ENV = "OPENAI_API_KEY"

@@ -23,7 +23,7 @@ SPEC = MetricSpec(
     summary="an LLM scores several corrections of each source from 1 to 5 with the published prompts of "
             "Kobayashi et al. 2024 (LLM-S: sentences, LLM-E: edits); mean over the judged sentences",
     variants=("sent", "edit"),
-    runner="gecscore.llm_judge.metric",
+    runner="gecscore.llm_kobayashi24.metric",
     reference_free=True,
     sentence_option="sentence_scores",
     sentence_fields=(
