@@ -16,7 +16,7 @@ from gecscore import registry, sharding
 from gecscore.cli import main
 from gecscore.llm_kobayashi24.judge import build_prompt, read_scores, select_targets, template_for
 from gecscore.llm_kobayashi24.metric import judged_mean, sentence_score
-from gecscore.llm_kobayashi24.prompts import EDIT_TEMPLATE, SENTENCE_TEMPLATE
+from gecscore.llm_kobayashi24.judge import EDIT_TEMPLATE, SENTENCE_TEMPLATE
 
 from conftest import build_tiny_model
 from llm_stub import MALFORMED, canned_scores, stub_server

@@ -2,8 +2,8 @@
 source from 1 to 5, judging whole sentences (LLM-S) or their edits (LLM-E), with the published prompts.
 
 Read top-down: `metric.py` (targets per source → prompt → answer → scores → mean), `judge.py` (the pure core:
-target selection, prompt, reading the answer), `backends.py` (an OpenAI-compatible endpoint or a local Hugging
-Face causal LM), `prompts.py` (the published prompts, as data). `SPEC` declares the options once.
+the published prompts as data, target selection, prompt, reading the answer), `backends.py` (an OpenAI-compatible
+endpoint or a local Hugging Face causal LM). `SPEC` declares the options once.
 """
 
 from gecscore.common.exports import lazy_exports

@@ -14,7 +14,7 @@ from typing import Any, Protocol
 
 from gecscore.common.encoders import resolve_model, select_device, shared_model
 from gecscore.llm_kobayashi24.judge import answer_schema
-from gecscore.llm_kobayashi24.prompts import SYSTEM_MESSAGE
+from gecscore.llm_kobayashi24.judge import SYSTEM_MESSAGE
 
 #: The environment variable read when `api_key` is not given (the OpenAI client's own).
 API_KEY_ENV = "OPENAI_API_KEY"
