@@ -71,6 +71,8 @@ CASES = {
     "impara_ged": Case(["embedded", "impara_ged"], {"model": "embedded"}, ["naist-nlp/IMPARA-GED", "impara_ged"],
                        ("score",), "text=Ranking (best first)"),
     "gleu": Case(["official", 500, 101, 4], {}, [], ("gleu", "std"), "text=SentGLEU"),
+    "bertscore": Case(["minilm", 6, "f", False], {"model": "minilm", "layer": 6, "rescale_with_baseline": False},
+                      ["bert-base-uncased", 9, "f", True], ("bertscore",), "text=BERTScore"),
 }
 
 
@@ -278,6 +280,8 @@ def test_sentence_mode_matches_the_module(served, modules):
         assert "chunk 0" in explanation and "#8fd18f" in explanation  # a TP chunk, coloured
     elif served.name == "gleu":
         assert "SentGLEU" in results[0]
+    elif served.name == "bertscore":
+        assert "BERTScore" in results[0]
     else:
         assert explanation["label"].startswith("4. ")  # GECToR-BERT's line is the best of the five
 

@@ -46,6 +46,7 @@ APP_SETTINGS: dict[str, list[Any]] = {
     "cleme2": ["cleme2", "corpus", "dependent", "none", "minilm", 6, 0.5],
     "impara_ged": ["embedded", "impara_ged"],
     "gleu": ["official", 500, 101, 4],
+    "bertscore": ["minilm", 6, "f", False],
 }
 OFFLINE = {"HF_HUB_OFFLINE": "1", "HF_EVALUATE_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1",
            "GRADIO_ANALYTICS_ENABLED": "False", "TOKENIZERS_PARALLELISM": "false"}
