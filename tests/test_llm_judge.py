@@ -144,13 +144,14 @@ def test_unreadable_answers_are_flagged_never_scored(marker):
     sources = [*SOURCES[:2], f"He go {marker} ."]
     systems = {name: [*texts[:2], f"He goes {marker} ." if name == "a" else f"He went {marker} ."]
                for name, texts in SYSTEMS.items()}
+    readable = marker == "FENCED"  # the key the prompt names, in a fenced block
     with stub_server() as server:
-        with pytest.warns(UserWarning, match="unreadable judgement") if marker != "FENCED" else warnings.catch_warnings():
+        with warnings.catch_warnings() if readable else pytest.warns(UserWarning, match="unreadable judgement"):
             faithful = registry.run_systems("llm-s", sources, systems, base_url=server.base_url, api_key=KEY)
         robust = run_ours(server, sources, systems, "sent", robust=True)
     for name in systems:
         record = faithful[name].sentences[2]
-        if marker == "FENCED":  # the key the prompt names, in a fenced block: read
+        if readable:
             assert record["judgement"] in (2, 5) and not faithful[name].details["degenerate_sentences"]
             continue
         assert record["judgement"] is None and record["score"] != record["score"]  # NaN

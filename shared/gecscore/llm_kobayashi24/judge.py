@@ -21,9 +21,9 @@ from typing import Any, Sequence
 # ---------------------------------------------------------------------------------------------------------------
 # The published prompts, as data. Source: gec-metrics 0.1.1 (MIT), `gec_metrics/metrics/llm_kobayashi24.py`, the
 # `instruction_template` defaults of `LLMKobayashi24` (LLM-S) and `LLMKobayashi24OpenAIEdit` / `HFEdit` (LLM-E),
-# which follow the paper's appendix; quoted character for character (the parity test compares the prompts sent). Two quirks are kept: the schema asks
-# for keys `target1_score` while the answer format gec-metrics enforces and reads is `target_score1`, and LLM-E's
-# template breaks the line after "in the". `[SOURCE]` and `[CORRECTION]` are replaced by the source and the
+# which follow the paper's appendix; quoted character for character (the parity test compares the prompts sent).
+# Two quirks are kept: the schema asks for keys `target1_score` while the answer format gec-metrics enforces and
+# reads is `target_score1`, and LLM-E's template breaks the line after "in the". `[SOURCE]` and `[CORRECTION]` are replaced by the source and the
 # targets, one per line.
 
 SENTENCE_TEMPLATE = '''The goal of this task is to rank the presented targets based on the quality of the sentences.
