@@ -87,7 +87,8 @@ def test_model_records_follow_the_schema(nlp, tiny_bert, tmp_path):
             ("pt_m2", {"model": str(tiny_bert), "layer": 1}, REFERENCES),
             ("pt_m2", {"model": str(tiny_bert), "layer": 1, "variant": "errant"}, REFERENCES),
             ("cleme2", {"model": str(tiny_bert), "layer": 1}, REFERENCES),
-            ("impara_ged", {"model": str(qe)}, None), *tiny_reference_free(tmp_path)]
+            ("impara_ged", {"model": str(qe)}, None), *tiny_reference_free(tmp_path),
+            ("bertscore", {"model": str(tiny_bert), "layer": 1, "rescale_with_baseline": False}, REFERENCES)]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         for name, options, references in runs:

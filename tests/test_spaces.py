@@ -74,6 +74,8 @@ CASES = {
     "gotoscorer": Case([0.5, 0], {}, [], ("f0.5", "precision", "recall", "tp", "fp", "fn", "tn"),
                        "text=Reference chunks"),
     "green": Case([4, 2.0, "word"], {}, [], ("green", "precision", "recall"), "text=missed"),
+    "bertscore": Case(["minilm", 6, "f", False], {"model": "minilm", "layer": 6, "rescale_with_baseline": False},
+                      ["bert-base-uncased", 9, "f", True], ("bertscore",), "text=BERTScore"),
 }
 
 
@@ -285,6 +287,8 @@ def test_sentence_mode_matches_the_module(served, modules):
         assert [row[-1] for row in explanation["data"]].count("tp") == 3  # sentence, contains, a
     elif served.name == "green":
         assert "| n | true | false | missed |" in results[0]
+    elif served.name == "bertscore":
+        assert "BERTScore" in results[0]
     else:
         assert explanation["label"].startswith("4. ")  # GECToR-BERT's line is the best of the five
 

@@ -77,7 +77,9 @@ def test_model_statistics_take_and_concat(nlp, tiny_bert, tmp_path):
     for name, options, references in (("uot_errant", {"model": str(tiny_bert)}, REFERENCES),
                                       ("pt_m2", {"model": str(tiny_bert), "layer": 1}, REFERENCES),
                                       ("impara_ged", {"model": str(qe)}, None),
-                                      *tiny_reference_free(tmp_path)):
+                                      *tiny_reference_free(tmp_path),
+                                      ("bertscore", {"model": str(tiny_bert), "layer": 1,
+                                                     "rescale_with_baseline": False}, REFERENCES)):
         stats = gather(name, options, references)
         whole = registry.score(name, stats)
         halves = type(stats).concat([stats.take(range(3)), stats.take(range(3, len(stats)))])

@@ -86,10 +86,10 @@ def test_script_and_app_paths_are_inside_the_package():
         assert Path(script_path(name)) == BUNDLED / "metrics" / name / f"{name}.py"
         assert Path(app_path(name)) == BUNDLED / "spaces" / name / "app.py"
     assert (Path(examples_dir()) / "gold.m2").is_file()
-    with pytest.raises(ValueError, match="unknown metric 'bleu'; known: cleme2, gleu, gotoscorer, green, impara_ged, "
-                                         "pt_m2, scribendi, some, uot_errant$"):
+    with pytest.raises(ValueError, match="unknown metric 'bleu'; known: bertscore, cleme2, gleu, gotoscorer, green, "
+                                         "impara_ged, llm_kobayashi24, pt_m2, scribendi, some, uot_errant$"):
         script_path("bleu")
-    with pytest.raises(ValueError, match="known: cleme2"):
+    with pytest.raises(ValueError, match="known: bertscore, cleme2"):
         app_path("errant")
 
 

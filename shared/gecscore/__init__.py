@@ -14,8 +14,8 @@ from gecscore.shipped import app_path, script_path
 __all__ = [
     "Leaderboard", "__version__", "app_path", "compare", "script_path",
     # public modules
-    "cleme2", "common", "evaluate_module", "gleu", "gotoscorer", "green", "impara_ged", "integrations",
-    "leaderboard", "meta_eval", "pt_m2", "registry", "scribendi", "sharding", "some", "training",
+    "bertscore", "cleme2", "common", "evaluate_module", "gleu", "gotoscorer", "green", "impara_ged", "integrations",
+    "leaderboard", "llm_kobayashi24", "meta_eval", "pt_m2", "registry", "scribendi", "sharding", "some", "training",
     "uot_errant",
 ]
 __version__ = "0.1.0"

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from types import ModuleType
 from typing import Any, Mapping, Sequence
 
+from gecscore.bertscore import SPEC as BERTSCORE
 from gecscore.cleme2 import SPEC as CLEME2
 from gecscore.common.degenerate import merge, report
 from gecscore.common.inputs import prepare
@@ -28,13 +29,15 @@ from gecscore.gleu import SPEC as GLEU
 from gecscore.gotoscorer import SPEC as GOTOSCORER
 from gecscore.green import SPEC as GREEN
 from gecscore.impara_ged import SPEC as IMPARA_GED
+from gecscore.llm_kobayashi24 import SPEC as LLM_KOBAYASHI24
 from gecscore.pt_m2 import SPEC as PT_M2
 from gecscore.scribendi import SPEC as SCRIBENDI
 from gecscore.some import SPEC as SOME
 from gecscore.uot_errant import SPEC as UOT_ERRANT
 
 SPECS: dict[str, MetricSpec] = {spec.name: spec for spec in (UOT_ERRANT, PT_M2, CLEME2, IMPARA_GED, GLEU,
-                                                          GOTOSCORER, SOME, SCRIBENDI, GREEN)}
+                                                          GOTOSCORER, SOME, SCRIBENDI, GREEN, BERTSCORE,
+                                                          LLM_KOBAYASHI24)}
 
 
 @dataclass(frozen=True)
@@ -67,6 +70,10 @@ PRESETS: dict[str, Preset] = {
                      "the original IMPARA (impara_ged, variant='impara')"),
     "sentgleu": Preset("gleu", "SentGLEU", {"level": "sentence"}, "mean of the sentences' SentGLEU (gleu, "
                        "level='sentence'), GLEU's sentence-level system score", ("variant", "n", "unit")),
+    "llm-s": Preset("llm_kobayashi24", "LLM-S", {"variant": "sent"},
+                    "an LLM judges whole corrected sentences (llm_kobayashi24, variant='sent')"),
+    "llm-e": Preset("llm_kobayashi24", "LLM-E", {"variant": "edit"},
+                    "an LLM judges the corrections' edits (llm_kobayashi24, variant='edit')"),
 }
 #: Every name `run` accepts: the metrics, then the presets.
 NAMES: tuple[str, ...] = (*SPECS, *PRESETS)

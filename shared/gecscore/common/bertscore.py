@@ -144,14 +144,21 @@ class BERTScorer:
 
     def score(self, candidates: Sequence[str], references: Sequence[str] | Sequence[Sequence[str]]) -> BERTScoreResult:
         """Scores of each candidate against its reference (or the best of its references, per measure)."""
+        best = np.stack([each.max(axis=0) for each in self.score_each(candidates, references)])
+        return BERTScoreResult(best[:, 0], best[:, 1], best[:, 2])
+
+    def score_each(self, candidates: Sequence[str],
+                   references: Sequence[str] | Sequence[Sequence[str]]) -> list[np.ndarray]:
+        """Per candidate, a (references, 3) array of P, R, F against each of its references (rescaled when the
+        scorer rescales: the maximum of an affine map's values is the map of the maximum, so `score` is the
+        per-measure maximum of these rows)."""
         candidates = check_texts("candidates", candidates)
         groups = check_references(references, len(candidates))
         unique = list(dict.fromkeys([*candidates, *(r for g in groups for r in g)]))
         tokens = dict(zip(unique, self.tokens(unique)))
-        out = np.zeros((len(candidates), 3))
-        for i, (cand, group) in enumerate(zip(candidates, groups)):
-            out[i] = np.max([greedy_match(tokens[cand], tokens[ref]) for ref in group], axis=0)
+        rows = [np.array([greedy_match(tokens[cand], tokens[ref]) for ref in group])
+                for cand, group in zip(candidates, groups)]
         if self.baseline is not None:
             b = np.asarray(self.baseline)
-            out = (out - b) / (1 - b)
-        return BERTScoreResult(out[:, 0], out[:, 1], out[:, 2])
+            rows = [(row - b) / (1 - b) for row in rows]
+        return rows

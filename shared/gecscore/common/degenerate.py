@@ -28,8 +28,10 @@ NOISE_WEIGHTS = "float-noise weights"
 ZERO_WEIGHT_EDITS = "zero-weight edits"
 OVER_TRANSPORT = "over-transport"
 INCONSISTENT_COUNTS = "inconsistent counts"  # more correct edits than proposed or gold ones (PT-M2, M²)
+UNREADABLE_JUDGEMENT = "unreadable judgement"  # an LLM judge's answer without the scores asked for (LLM-S/E)
+NOT_JUDGED = "not judged"  # a correction left out of the five an LLM judge scores together (LLM-S/E)
 REASONS = (EMPTY_PREDICTION, TRUNCATED, DEGENERATE_TRANSPORT, OVER_TRANSPORT, NOISE_WEIGHTS, ZERO_WEIGHT_EDITS,
-           INCONSISTENT_COUNTS)
+           INCONSISTENT_COUNTS, UNREADABLE_JUDGEMENT, NOT_JUDGED)
 
 
 class DegenerateOutputWarning(UserWarning):

@@ -1,0 +1,61 @@
+"""LLM-S and LLM-E (Kobayashi, Mita & Komachi 2024): a large language model scores several corrections of one
+source from 1 to 5, judging whole sentences (LLM-S) or their edits (LLM-E), with the published prompts.
+
+Read top-down: `metric.py` (targets per source → prompt → answer → scores → mean), `judge.py` (the pure core:
+the published prompts as data, target selection, prompt, reading the answer), `backends.py` (an OpenAI-compatible
+endpoint or a local Hugging Face causal LM). `SPEC` declares the options once.
+"""
+
+from gecscore.common.exports import lazy_exports
+from gecscore.common.options import MetricSpec, Option, input_options
+
+# The public interface beyond SPEC: name -> module of this package.
+_EXPORTS = {**dict.fromkeys(("JudgeStatistics", "judge_systems"), "metric"),
+            **dict.fromkeys(("Reading", "build_prompt", "edit_form", "read_scores", "select_targets",
+                             "template_for"), "judge"),
+            **dict.fromkeys(("ChatEndpoint", "EndpointError", "LocalModel"), "backends")}
+__getattr__ = lazy_exports(__name__, _EXPORTS)
+__all__ = ["SPEC", *_EXPORTS]
+
+SPEC = MetricSpec(
+    name="llm_kobayashi24",
+    title="LLM-S/E",
+    summary="an LLM scores several corrections of each source from 1 to 5 with the published prompts of "
+            "Kobayashi et al. 2024 (LLM-S: sentences, LLM-E: edits); mean over the judged sentences",
+    variants=("sent", "edit"),
+    runner="gecscore.llm_kobayashi24.metric",
+    reference_free=True,
+    sentence_option="sentence_scores",
+    sentence_fields=(
+        ("judgement", "the LLM's 1-5 score of the sentence (None: not judged or its answer unreadable; see "
+                      "`degenerate_sentences`)"),
+        ("targets", "how many distinct corrections of the source were judged together"),
+    ),
+    options=(
+        Option("variant", "str", "sent", "'sent': LLM-S, the corrected sentences are shown; 'edit': LLM-E, their "
+               "ERRANT edits are shown", choices=("sent", "edit")),
+        Option("backend", "str", "endpoint", "'endpoint': an OpenAI-compatible chat-completions endpoint "
+               "(`base_url`, `api_key`); 'local': a Hugging Face causal LM, greedy decoding",
+               choices=("endpoint", "local")),
+        Option("model", "str", None, "the judge (None: gpt-4o-mini-2024-07-18 at the endpoint, "
+               "meta-llama/Llama-2-13b-chat-hf locally, gec-metrics' defaults)", nullable=True),
+        Option("base_url", "str", None, "the endpoint's base URL (None: https://api.openai.com/v1)", nullable=True),
+        Option("api_key", "str", None, "the endpoint's key (None: $OPENAI_API_KEY); never recorded", nullable=True,
+               kind="output"),
+        Option("judge_seed", "int", 777, "the `seed` sent to the endpoint with every request (gec-metrics' 777)"),
+        Option("criterion", "str", None, "a criterion sentence added to LLM-E's prompt: 'difficulty' or 'impact' "
+               "(gec-metrics' `criteria`; LLM-S's template has no place for one)", nullable=True,
+               choices=("difficulty", "impact")),
+        Option("max_new_tokens", "int", 64, "the most tokens a local model may answer with", minimum=1),
+        Option("device", "device", None, "'cpu', 'cuda', 'cuda:1', 'mps' for a local model (None: cuda when "
+               "available)", nullable=True),
+        Option("revision", "str", None, "hub revision of a local model", nullable=True),
+        *input_options(errant=False, tokenize="spaCy-tokenise sources and predictions first (LLM-E's edits are "
+                       "extracted from whitespace tokens)",
+                       robust="a sentence scores (s - 1) / 4 in [0, 1], and one not judged or whose answer cannot "
+                              "be read scores 0"),
+        Option("sentence_scores", "bool", False, "also return the per-sentence scores (aliases "
+               "`return_sentence_scores`, `sentences`)", kind="output"),
+        Option("progress", "bool", False, "show a progress bar", kind="output"),
+    ),
+)

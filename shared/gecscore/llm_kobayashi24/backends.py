@@ -1,0 +1,112 @@
+"""Who answers a prompt: an OpenAI-compatible chat-completions endpoint, or a local Hugging Face causal LM.
+
+Both return the answer's text; `gecscore.llm_kobayashi24.judge` reads the scores. The endpoint is asked as gec-metrics'
+OpenAI classes ask it (a system message, the prompt, a JSON-schema answer format with `target_score1..n`, the
+seed), over plain HTTP with httpx (no OpenAI client needed). The local model answers by greedy decoding after its
+chat template, when it has one (gec-metrics' HF classes constrain the decoding to the JSON schema with `outlines`
+and 8-bit weights; we decode freely and flag answers that cannot be read).
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any, Protocol
+
+from gecscore.common.encoders import resolve_model, select_device, shared_model
+from gecscore.llm_kobayashi24.judge import answer_schema
+from gecscore.llm_kobayashi24.judge import SYSTEM_MESSAGE
+
+#: The environment variable read when `api_key` is not given (the OpenAI client's own).
+API_KEY_ENV = "OPENAI_API_KEY"
+
+
+class Backend(Protocol):
+    """Answers one prompt judging `n` targets."""
+
+    name: str
+
+    def answer(self, prompt: str, n: int) -> str | None: ...
+
+
+class EndpointError(RuntimeError):
+    """The endpoint refused or failed a request (not an unreadable answer: that is flagged per sentence)."""
+
+
+class ChatEndpoint:
+    """An OpenAI-compatible `POST {base_url}/chat/completions`."""
+
+    def __init__(self, model: str, *, base_url: str | None = None, api_key: str | None = None, seed: int = 777,
+                 timeout: float = 120.0) -> None:
+        self.model = model
+        self.base_url = (base_url or "https://api.openai.com/v1").rstrip("/")
+        self.api_key = api_key or os.environ.get(API_KEY_ENV)
+        if not self.api_key:
+            raise ValueError(f"the endpoint needs an API key: pass api_key=... or set {API_KEY_ENV}")
+        self.seed = seed
+        self.timeout = timeout
+        self.name = f"endpoint:{self.base_url}"
+
+    def request(self, prompt: str, n: int) -> dict[str, Any]:
+        """The request body: gec-metrics' messages, answer format and seed (Gemini models take no seed there)."""
+        body: dict[str, Any] = {
+            "model": self.model,
+            "messages": [{"role": "system", "content": SYSTEM_MESSAGE}, {"role": "user", "content": prompt}],
+            "response_format": {"type": "json_schema", "json_schema": {
+                "name": f"LLMSentOutputFormat{n}", "schema": answer_schema(n), "strict": True}},
+        }
+        if "gemini" not in self.model:
+            body["seed"] = self.seed
+        return body
+
+    def answer(self, prompt: str, n: int) -> str | None:
+        """The first choice's message content."""
+        import httpx
+
+        try:
+            response = httpx.post(f"{self.base_url}/chat/completions", json=self.request(prompt, n),
+                                  headers={"Authorization": f"Bearer {self.api_key}"}, timeout=self.timeout)
+        except httpx.HTTPError as error:
+            raise EndpointError(f"cannot reach {self.base_url}: {error}") from error
+        if response.status_code != 200:
+            raise EndpointError(f"{self.base_url} answered HTTP {response.status_code}: {response.text[:300]}")
+        try:
+            return response.json()["choices"][0]["message"]["content"]
+        except (ValueError, KeyError, IndexError, TypeError):
+            return None  # a reply without a message: flagged like an unreadable answer
+
+
+class LocalModel:
+    """A Hugging Face causal LM (hub id or local directory), loaded once through the shared model service."""
+
+    def __init__(self, model: str, *, device: str | None = None, max_new_tokens: int = 64,
+                 revision: str | None = None) -> None:
+        self.path = resolve_model(model)
+        self.device = select_device(device)
+        self.max_new_tokens = max_new_tokens
+        self.revision = revision
+        self.name = "local"
+        self.model, self.tokenizer = shared_model("causal_lm", (self.path, revision, self.device), self._load)
+
+    def _load(self) -> tuple[Any, Any]:
+        from transformers import AutoModelForCausalLM, AutoTokenizer
+
+        tokenizer = AutoTokenizer.from_pretrained(self.path, revision=self.revision)
+        model = AutoModelForCausalLM.from_pretrained(self.path, revision=self.revision).to(self.device).eval()
+        return model, tokenizer
+
+    def text_of(self, prompt: str) -> str:
+        """The prompt as the model reads it: one user turn of its chat template, or as is without one."""
+        if getattr(self.tokenizer, "chat_template", None):
+            return self.tokenizer.apply_chat_template([{"role": "user", "content": prompt}], tokenize=False)
+        return prompt
+
+    def answer(self, prompt: str, n: int) -> str | None:
+        """Greedy continuation of the prompt (at most `max_new_tokens` tokens), decoded."""
+        import torch
+
+        encoded = self.tokenizer(self.text_of(prompt), return_tensors="pt").to(self.device)
+        pad = self.tokenizer.pad_token_id if self.tokenizer.pad_token_id is not None else self.tokenizer.eos_token_id
+        with torch.no_grad():
+            out = self.model.generate(**encoded, do_sample=False, max_new_tokens=self.max_new_tokens,
+                                      pad_token_id=pad)
+        return self.tokenizer.decode(out[0, encoded["input_ids"].shape[1]:], skip_special_tokens=True)

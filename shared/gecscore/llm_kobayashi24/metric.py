@@ -1,0 +1,161 @@
+"""LLM-S / LLM-E scoring: per source, the distinct corrections of all systems judged together by one prompt, each
+system's sentence scored with its correction's 1-5 score, the mean over the judged sentences.
+
+What gec-metrics 0.1.1 (`llm_kobayashi24`) does and we keep: up to five distinct corrections per source (the most
+frequent), in sorted order, the published prompts, the endpoint request, one call per distinct prompt (answers are
+kept for the run and reused). What it does not offer and we add: sentence and corpus scores (gec-metrics turns the
+scores into pairwise wins for TrueSkill only); an answer that cannot be read (gec-metrics raises) or a correction
+left out of the five are flagged and left out of the mean (robust mode: scored 0 on a [0, 1] scale).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from typing import Any, Callable, ClassVar, Mapping, Sequence
+
+import numpy as np
+
+from gecscore.common.bootstrap import Aggregate
+from gecscore.common.degenerate import NOT_JUDGED, UNREADABLE_JUDGEMENT, flag
+from gecscore.common.progress import progress_bar
+from gecscore.common.results import MetricResult, sentence_core
+from gecscore.common.signature import make_signature
+from gecscore.common.statistics import Statistics
+from gecscore.common.validation import check_same_length, check_texts
+from gecscore.llm_kobayashi24 import SPEC
+from gecscore.llm_kobayashi24.backends import Backend, ChatEndpoint, LocalModel
+from gecscore.llm_kobayashi24.judge import HIGHEST, LOWEST, build_prompt, edit_form, read_scores, select_targets, \
+    template_for
+
+#: gec-metrics' default judges.
+DEFAULT_MODELS = {"endpoint": "gpt-4o-mini-2024-07-18", "local": "meta-llama/Llama-2-13b-chat-hf"}
+#: The settings that determine the scores, in signature order (the backend's name and model are added).
+SETTINGS = ("variant", "judge_seed", "criterion", "max_new_tokens", "tokenize", "robust")
+
+
+@dataclass(frozen=True, kw_only=True)
+class JudgeStatistics(Statistics):
+    """One system's statistics (`gecscore.common.statistics`): per sentence, the LLM's 1-5 score of its correction
+    (None: not judged or unreadable) and how many corrections were judged together."""
+
+    PER_SENTENCE: ClassVar[tuple[str, ...]] = ("judgements", "targets")
+
+    judgements: tuple[int | None, ...]
+    targets: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class Judged:
+    """Per source: each system's score (None: not judged or unreadable), the number of targets, and a degenerate
+    record per system where its correction got no score."""
+
+    scores: dict[str, int | None]
+    targets: int
+    problems: dict[str, dict[str, Any]]
+
+
+def judge_systems(sources: Sequence[str], systems: Mapping[str, Sequence[str]], backend: Backend, *,
+                  variant: str = "sent", criterion: str | None = None,
+                  edits: Callable[[Sequence[str], Sequence[str]], list[list[Any]]] | None = None,
+                  progress: bool = False) -> list[Judged]:
+    """Judge every source's distinct corrections with one prompt each (the same prompt is asked once)."""
+    template = template_for(variant, criterion)
+    answers: dict[str, str | None] = {}
+    judged = []
+    for i in progress_bar(range(len(sources)), desc="LLM judge", disable=not progress):
+        hypotheses = {name: texts[i] for name, texts in systems.items()}
+        targets = select_targets(list(hypotheses.values()))
+        shown = targets if variant == "sent" else [edit_form(e) for e in edits([sources[i]] * len(targets), targets)]
+        prompt = build_prompt(template, sources[i], shown)
+        key = hashlib.md5(prompt.encode()).hexdigest()
+        if key not in answers:
+            answers[key] = backend.answer(prompt, len(targets))
+        reading = read_scores(answers[key], len(targets))
+        scores: dict[str, int | None] = {}
+        problems: dict[str, dict[str, Any]] = {}
+        for name, hyp in hypotheses.items():
+            if hyp not in targets:
+                scores[name] = None
+                problems[name] = flag(i, NOT_JUDGED, targets=len(targets),
+                                      note="more than 5 distinct corrections of this source; this one was not among "
+                                           "the 5 most frequent judged")
+            elif reading.scores is None:
+                scores[name] = None
+                problems[name] = flag(i, UNREADABLE_JUDGEMENT, detail=reading.reason,
+                                      answer=(answers[key] or "")[:200])
+            else:
+                scores[name] = reading.scores[targets.index(hyp)]
+        judged.append(Judged(scores, len(targets), problems))
+    return judged
+
+
+def backend_for(opts: Mapping[str, Any]) -> Backend:
+    """The judge the options name."""
+    model = opts["model"] or DEFAULT_MODELS[opts["backend"]]
+    if opts["backend"] == "endpoint":
+        return ChatEndpoint(model, base_url=opts["base_url"], api_key=opts["api_key"], seed=opts["judge_seed"])
+    return LocalModel(model, device=opts["device"], max_new_tokens=opts["max_new_tokens"], revision=opts["revision"])
+
+
+def statistics_systems(sources: Sequence[str], systems: Mapping[str, Sequence[str]], references: Any = None, *,
+                       progress: bool = False, **options: Any) -> dict[str, JudgeStatistics]:
+    """Every system's sentence judgements (reference-free: `references` must be None). The systems of one call
+    are judged together: a source's prompt lists their distinct corrections."""
+    if references is not None:
+        raise TypeError("llm_kobayashi24 is reference-free; do not pass `references`")
+    opts = SPEC.resolve(options)
+    sources = check_texts("sources", sources)
+    systems = {name: check_texts("predictions", texts) for name, texts in systems.items()}
+    for texts in systems.values():
+        check_same_length(sources=sources, predictions=texts)
+    if opts["tokenize"]:
+        from gecscore.common.edits import tokenize as spacy_tokenize
+
+        sources = spacy_tokenize(sources)
+        systems = {name: spacy_tokenize(texts) for name, texts in systems.items()}
+    edits = None
+    if opts["variant"] == "edit":
+        from gecscore.common.edits import get_extractor
+
+        extractor = get_extractor()
+        edits = lambda srcs, hyps: extractor.extract(srcs, hyps, keep_unk=True)  # noqa: E731
+    backend = backend_for(opts)
+    judged = judge_systems(sources, systems, backend, variant=opts["variant"], criterion=opts["criterion"],
+                           edits=edits, progress=progress)
+    settings = {"backend": backend.name, "model": opts["model"] or DEFAULT_MODELS[opts["backend"]],
+                **{k: opts[k] for k in SETTINGS}}
+    signature = make_signature("llm_kobayashi24", settings, libraries=())
+    kept = {k: v for k, v in opts.items() if k != "api_key"}
+    return {name: JudgeStatistics(settings=kept, signature=signature,
+                                  degenerate=tuple(j.problems[name] for j in judged if name in j.problems),
+                                  judgements=tuple(j.scores[name] for j in judged),
+                                  targets=tuple(j.targets for j in judged))
+            for name in systems}
+
+
+def sentence_score(judgement: int | None, robust: bool) -> float:
+    """A sentence's score: the judgement (NaN when there is none), or in robust mode (s - 1) / 4 and 0 without."""
+    if robust:
+        return 0.0 if judgement is None else (judgement - LOWEST) / (HIGHEST - LOWEST)
+    return float("nan") if judgement is None else float(judgement)
+
+
+def judged_mean(values: list[float]) -> float:
+    """The mean of the sentences that have a score (NaN when none has)."""
+    kept = [v for v in values if not np.isnan(v)]
+    return float(np.mean(kept)) if kept else float("nan")
+
+
+def score(stats: JudgeStatistics) -> MetricResult:
+    """The mean sentence score over the judged sentences (robust mode: over all, on [0, 1])."""
+    robust = bool(stats.settings["robust"])
+    values = [sentence_score(j, robust) for j in stats.judgements]
+    sentences = []
+    for value, judgement, targets in zip(values, stats.judgements, stats.targets):
+        record = sentence_core(value, None, [])
+        record.update(judgement=judgement, targets=targets)
+        sentences.append(record)
+    return MetricResult("llm_kobayashi24", {"score": judged_mean(values)}, "score", sentences,
+                        Aggregate(values, judged_mean), stats.signature,
+                        {"degenerate_sentences": [dict(d) for d in stats.degenerate]}, sentence_output=values)

@@ -1,0 +1,235 @@
+"""LLM-S / LLM-E: the published prompts, the endpoint request, the answers read into scores, parity with
+gec-metrics 0.1.1's OpenAI classes against the same stub endpoint (golden file from tests/golden_llm_judge/
+make_golden.py; live when GEC_METRICS_PYTHON names an interpreter with gec-metrics 0.1.1), unreadable answers
+flagged, a local causal LM (tiny, random: its answers cannot be read), sharding and the CLI."""
+
+import hashlib
+import json
+import os
+import subprocess
+import warnings
+from pathlib import Path
+
+import pytest
+
+from gecscore import registry, sharding
+from gecscore.cli import main
+from gecscore.llm_kobayashi24.judge import build_prompt, read_scores, select_targets, template_for
+from gecscore.llm_kobayashi24.metric import judged_mean, sentence_score
+from gecscore.llm_kobayashi24.judge import EDIT_TEMPLATE, SENTENCE_TEMPLATE
+
+from conftest import build_tiny_model
+from llm_stub import MALFORMED, canned_scores, stub_server
+
+GOLDEN_DIR = Path(__file__).resolve().parent / "golden_llm_judge"
+GOLDEN = json.loads((GOLDEN_DIR / "llm_judge_golden.json").read_text(encoding="utf-8"))
+REFERENCE_PYTHON = os.environ.get("GEC_METRICS_PYTHON")
+KEY = "stub-key"
+
+SOURCES = ["I has a apple .", "He go to school yesterday .", "This is fine .", "She like cats and dog ."]
+SYSTEMS = {"a": ["I have an apple .", "He went to school yesterday .", "This is fine .", "She likes cats and dog ."],
+           "b": ["I have a apple .", "He goes to school yesterday .", "This is fine .", "She likes cats and dogs ."]}
+
+
+def lines(parent: Path, name: str, n: int) -> list[str]:
+    return (parent / name).read_text(encoding="utf-8").rstrip("\n").split("\n")[:n]
+
+
+def pairwise_of(results: dict, systems: dict) -> list:
+    """gec-metrics' `score_pairwise` tables from our sentence judgements: None where either correction was not
+    judged, 0 between equal corrections, else who has the higher score."""
+    names = list(systems)
+    tables = []
+    for i in range(len(next(iter(systems.values())))):
+        scores = [results[n].sentences[i]["judgement"] for n in names]
+        row = []
+        for a, sa in zip(names, scores):
+            row.append([None if sa is None or sb is None else 0 if systems[a][i] == systems[b][i] else
+                        (sa > sb) - (sa < sb) for b, sb in zip(names, scores)])
+        tables.append(row)
+    return tables
+
+
+def run_ours(server, sources, systems, variant, criterion=None, **options):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return registry.run_systems("llm-s" if variant == "sent" else "llm-e", sources, systems,
+                                    base_url=server.base_url, api_key=KEY, model="stub-judge", criterion=criterion,
+                                    **options)
+
+
+def check_against(golden: dict, parent: Path) -> None:
+    systems = {name: lines(parent, path, golden["sentences"]) for name, path in golden["systems"].items()}
+    sources = lines(parent, golden["sources"], golden["sentences"])
+    for case in golden["cases"]:
+        with stub_server() as server:
+            results = run_ours(server, sources, systems, case["variant"], case["criterion"])
+            prompts = [hashlib.md5(r["messages"][-1]["content"].encode()).hexdigest() for r in server.requests]
+        assert prompts == case["prompt_md5"], case["variant"]
+        assert pairwise_of(results, systems) == case["pairwise"], case["variant"]
+
+
+def test_prompts_are_the_published_ones():
+    assert template_for("sent") == SENTENCE_TEMPLATE and template_for("sent", None).count("[SOURCE]") == 1
+    assert "\n\n# context" not in SENTENCE_TEMPLATE  # gec-metrics' criterion has no place in LLM-S
+    with_impact = template_for("edit", "impact")
+    assert "[the→a]\nPlease evaluate each edit in the target with a focus on its impact on the sentence." \
+           "\n\n# context" in with_impact
+    prompt = build_prompt(EDIT_TEMPLATE, "He go .", ["go→goes", ""])
+    assert "# context\nHe go .\n\n# targets\ngo→goes\n\n\n# output format" in prompt
+
+
+def test_targets_are_the_five_most_frequent_sorted():
+    assert select_targets(["b", "a", "b"]) == ["a", "b"]
+    hyps = ["f", "e", "e", "d", "c", "b", "a", "a"]
+    # e and a twice, then the ties at one in first-seen order (f, d, c): b is the sixth and left out
+    assert select_targets(hyps) == ["a", "c", "d", "e", "f"]
+
+
+@pytest.mark.parametrize("answer, scores, reason", [
+    ('{"target_score1": 3, "target_score2": 5}', (3, 5), ""),
+    ('Sure:\n```json\n{"target1_score": 2, "target2_score": 4}\n```', (2, 4), ""),
+    ('{"target_score1": 3.0, "target_score2": 1}', (3, 1), ""),
+    ("", None, "empty answer"),
+    (None, None, "empty answer"),
+    ('{"target_score1": 3, ', None, "no JSON object"),
+    ('[3, 4]', None, "no JSON object"),
+    ('{"target_score1": 3}', None, "no score for target 2"),
+    ('{"target_score1": 0, "target_score2": 1}', None, "outside 1..5"),
+    ('{"target_score1": true, "target_score2": 1}', None, "not an integer"),
+    ('{"target_score1": 2.5, "target_score2": 1}', None, "not an integer"),
+])
+def test_reading_an_answer(answer, scores, reason):
+    reading = read_scores(answer, 2)
+    assert reading.scores == scores and reason in reading.reason and bool(reading.reason) == bool(reason)
+
+
+def test_equals_gec_metrics_golden(shared_data):
+    check_against(GOLDEN, shared_data.parent)
+
+
+@pytest.mark.skipif(not REFERENCE_PYTHON, reason="set GEC_METRICS_PYTHON to an interpreter with gec-metrics 0.1.1")
+def test_live_reference_equals_ours(shared_data, tmp_path):
+    target = tmp_path / "live.json"
+    subprocess.run([REFERENCE_PYTHON, str(GOLDEN_DIR / "make_golden.py"), str(shared_data.parent), str(target)],
+                   check=True, capture_output=True, timeout=600)
+    live = json.loads(target.read_text(encoding="utf-8"))
+    assert live["cases"] == GOLDEN["cases"]
+    check_against(live, shared_data.parent)
+
+
+def test_the_request_is_gec_metrics_and_scores_follow_the_answer():
+    with stub_server() as server:
+        results = run_ours(server, SOURCES, SYSTEMS, "sent", sentence_scores=True)
+        request = server.requests[0]
+    assert request["model"] == "stub-judge" and request["seed"] == 777
+    assert request["messages"][0] == {"role": "system", "content": "You are a helpful assistant."}
+    assert request["response_format"]["json_schema"]["schema"]["required"] == ["target_score1", "target_score2"]
+    prompt = build_prompt(SENTENCE_TEMPLATE, SOURCES[0], sorted({SYSTEMS["a"][0], SYSTEMS["b"][0]}))
+    assert request["messages"][1]["content"] == prompt
+    expected = canned_scores(prompt, 2)
+    assert results["a"].sentences[0]["judgement"] == expected[sorted([SYSTEMS["a"][0], SYSTEMS["b"][0]]).index(
+        SYSTEMS["a"][0])]
+    assert len(server.requests) == 4  # one prompt per source
+    a = results["a"]
+    assert a.score == sum(s["judgement"] for s in a.sentences) / 4
+    assert results["a"].sentences[2]["judgement"] == results["b"].sentences[2]["judgement"]  # one target
+    assert a.sentences[2]["targets"] == 1 and a.sentences[0]["targets"] == 2
+    assert a.signature.startswith("llm-s|") and "model:stub-judge" in a.signature and KEY not in a.signature
+    assert "backend:endpoint:http://127.0.0.1:" in a.signature
+
+
+@pytest.mark.parametrize("marker", sorted(MALFORMED))
+def test_unreadable_answers_are_flagged_never_scored(marker):
+    sources = [*SOURCES[:2], f"He go {marker} ."]
+    systems = {name: [*texts[:2], f"He goes {marker} ." if name == "a" else f"He went {marker} ."]
+               for name, texts in SYSTEMS.items()}
+    readable = marker == "FENCED"  # the key the prompt names, in a fenced block
+    with stub_server() as server:
+        with warnings.catch_warnings() if readable else pytest.warns(UserWarning, match="unreadable judgement"):
+            faithful = registry.run_systems("llm-s", sources, systems, base_url=server.base_url, api_key=KEY)
+        robust = run_ours(server, sources, systems, "sent", robust=True)
+    for name in systems:
+        record = faithful[name].sentences[2]
+        if readable:
+            assert record["judgement"] in (2, 5) and not faithful[name].details["degenerate_sentences"]
+            continue
+        assert record["judgement"] is None and record["score"] != record["score"]  # NaN
+        (flagged,) = faithful[name].details["degenerate_sentences"]
+        assert flagged["index"] == 2 and flagged["reason"] == "unreadable judgement" and flagged["detail"]
+        judged = [s["judgement"] for s in faithful[name].sentences[:2]]
+        assert faithful[name].score == sum(judged) / 2  # left out of the mean
+        assert robust[name].sentences[2]["score"] == 0.0
+        assert robust[name].score == sum((j - 1) / 4 for j in judged) / 3
+
+
+def test_more_than_five_corrections_leave_some_unjudged():
+    systems = {f"s{k}": [f"He go {'very ' * k}far ."] for k in range(6)}
+    systems["twin"] = list(systems["s5"])
+    with stub_server() as server:
+        with pytest.warns(UserWarning, match="not judged"):
+            results = registry.run_systems("llm-s", ["He go far ."], systems, base_url=server.base_url, api_key=KEY)
+    # s5 twice, then the ties at one in first-seen order: s0..s3; s4 is the sixth
+    assert results["s4"].sentences[0]["judgement"] is None and results["s4"].score != results["s4"].score
+    assert results["s4"].details["degenerate_sentences"][0]["reason"] == "not judged"
+    assert all(results[f"s{k}"].sentences[0]["judgement"] is not None for k in range(4))
+    assert results["s5"].sentences[0]["judgement"] == results["twin"].sentences[0]["judgement"] is not None
+
+
+def test_robust_scale_and_mean():
+    assert [sentence_score(s, True) for s in (1, 3, 5, None)] == [0.0, 0.5, 1.0, 0.0]
+    assert sentence_score(4, False) == 4.0 and sentence_score(None, False) != sentence_score(None, False)
+    assert judged_mean([1.0, float("nan"), 3.0]) == 2.0
+    assert judged_mean([float("nan")]) != judged_mean([float("nan")])
+
+
+def test_shards_merge_into_the_full_run():
+    with stub_server() as server:
+        options = dict(base_url=server.base_url, api_key=KEY)
+        merged = sharding.run_in_shards("llm-e", SOURCES, SYSTEMS["a"], shards=3, **options)
+        whole = registry.run("llm-e", SOURCES, SYSTEMS["a"], **options)
+    assert merged.score == whole.score and merged.sentences == whole.sentences
+
+
+def test_missing_key_and_refused_requests_are_errors(monkeypatch):
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    with pytest.raises(ValueError, match="API key"):
+        registry.run("llm-s", SOURCES, SYSTEMS["a"], base_url="http://127.0.0.1:9")
+    from gecscore.llm_kobayashi24.backends import EndpointError
+
+    with stub_server() as server:
+        with pytest.raises(EndpointError, match="HTTP 401"):
+            registry.run("llm-s", SOURCES, SYSTEMS["a"], base_url=server.base_url, api_key="wrong")
+    with pytest.raises(ValueError, match="reference-free"):
+        registry.run("llm-s", SOURCES, SYSTEMS["a"], [["x"]] * 4, api_key=KEY)
+    with pytest.raises(ValueError, match="criterion"):
+        registry.run("llm-e", SOURCES, SYSTEMS["a"], api_key=KEY, criterion="fluency")
+
+
+def test_cli_prints_the_corpus_score(tmp_path, capsys):
+    paths = {}
+    for name, texts in (("src", SOURCES), ("a", SYSTEMS["a"])):
+        paths[name] = tmp_path / f"{name}.txt"
+        paths[name].write_text("\n".join(texts) + "\n", encoding="utf-8")
+    with stub_server() as server:
+        code = main(["score", "llm-s", "--sources", str(paths["src"]), "--predictions", str(paths["a"]),
+                     "-o", f"base_url={server.base_url}", "-o", f"api_key={KEY}", "--json"])
+        expected = registry.run("llm-s", SOURCES, SYSTEMS["a"], base_url=server.base_url, api_key=KEY)
+    assert code == 0
+    assert json.loads(capsys.readouterr().out)["score"] == expected.score
+
+
+def test_a_local_causal_lm_answers_and_its_garbage_is_flagged(tmp_path):
+    import transformers
+
+    path = build_tiny_model(tmp_path / "tiny-lm", "bert")  # its tokenizer; the model is replaced by a causal LM
+    config = transformers.GPT2Config(vocab_size=transformers.AutoTokenizer.from_pretrained(path).vocab_size,
+                                     n_embd=32, n_layer=2, n_head=2, n_positions=4096)
+    transformers.GPT2LMHeadModel(config).save_pretrained(path)
+    with pytest.warns(UserWarning, match="unreadable judgement"):
+        results = registry.run_systems("llm-e", SOURCES[:2], {k: v[:2] for k, v in SYSTEMS.items()},
+                                       backend="local", model=str(path), max_new_tokens=6, device="cpu")
+    for result in results.values():
+        assert [s["judgement"] for s in result.sentences] == [None, None]
+        assert {d["reason"] for d in result.details["degenerate_sentences"]} == {"unreadable judgement"}
+        assert "backend:local" in result.signature and f"model:{path}" in result.signature
