@@ -159,7 +159,8 @@ def cells_from_rows(evaluated: Iterable[dict]) -> list[dict]:
 
 def summarize(cells: Sequence[dict]) -> list[dict]:
     """Counts per (paper, table), in cells, then the total: covered = every cell with data, reproduced split into
-    rows declared base and rows declared a switch."""
+    cells whose value is the base's (rows declared base, and entries a declared switch leaves unchanged) and cells
+    whose value a declared switch changed."""
     groups: dict[tuple[str, str], list[dict]] = {}
     for cell in cells:
         groups.setdefault((cell["paper"], cell["table"]), []).append(cell)
@@ -168,9 +169,13 @@ def summarize(cells: Sequence[dict]) -> list[dict]:
         count = {status: sum(c["status"] == status for c in items) for status in STATUSES}
         out.append({"paper": paper, "table": table, "cells": len(items), "covered": len(items) - count["uncovered"],
                     **count,
-                    "under_base": sum(c["status"] == "reproduced" and c["protocol"] == "base" for c in items),
-                    "under_switch": sum(c["status"] == "reproduced" and c["protocol"] != "base" for c in items)})
+                    "under_base": sum(c["status"] == "reproduced" and not _switched(c) for c in items),
+                    "under_switch": sum(c["status"] == "reproduced" and _switched(c) for c in items)})
     return out
+
+
+def _switched(cell: dict) -> bool:
+    return cell["protocol"] != "base" and cell["applies"]
 
 
 def declared_rows(payload: dict, cells: Sequence[dict]) -> list[dict]:
