@@ -80,7 +80,7 @@ def test_paper_slips_are_their_own_category_when_the_evidence_shows_them(bench):
               switches=("refs=official",), slips={"r": slip, "ρ": slip})
     cells = bench.cells.cells_from_rows([_item(bench, row, [0.4, 0.1], **{"refs=official": [0.5, 0.2]})])
     assert [c["status"] for c in cells] == ["slip", "unexplained"]  # ρ: the shown value .2 is not the printed .6
-    assert "named a exchanged slip, but `refs=official` gives 0.200" in cells[1]["note"]
+    assert "named a paper slip (exchanged), but `refs=official` gives 0.200" in cells[1]["note"]
     summary = bench.cells.summarize(cells)[-1]
     assert (summary["reproduced"], summary["slip"], summary["unexplained"]) == (0, 1, 1)
     Listing = bench.published.Listing

@@ -12,7 +12,7 @@ import math
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Callable, Iterable, Sequence
 
-from published import listing_from_dict, row_from_dict, run_name
+from published import Listing, listing_from_dict, row_from_dict, run_name
 from switches import SWITCHES, TRIED
 
 
@@ -74,7 +74,8 @@ def judged_cell(head: dict, published: str | float, base: str | float | None, sw
     elif status == "unexplained":
         parts = [f"{name} → {fmt(v)}" for name, v in exploration.items()]
         if slip is not None:
-            parts.insert(0, f"named a {slip['kind']} slip, but {_slip_source(slip)} gives {fmt(slip['value'])}")
+            parts.insert(0, f"named a paper slip ({slip['kind']}), but {_slip_source(slip)} gives "
+                            f"{fmt(slip['value'])}")
         note = "unexplained: " + "; ".join(parts + [TRIED.get(tried_key, "")]).strip("; ")
         link = [f"tried: [{tried_key}](#tried-{tried_key})"] if tried_key else []
         short = "unexplained: " + "; ".join(parts + link)
@@ -100,7 +101,7 @@ def _slip_source(slip: dict) -> str:
 def printed_mean(printed: Sequence[str]) -> float:
     """The mean of printed numbers, rounded half up at the printed decimals (how a table's Avg. column is made)."""
     decimals = max(len(p.split(".", 1)[1]) if "." in p else 0 for p in printed)
-    mean = Decimal(sum(Decimal(p) for p in printed)) / len(printed)
+    mean = sum((Decimal(p) for p in printed), Decimal(0)) / len(printed)
     return float(mean.quantize(Decimal(1).scaleb(-decimals), rounding=ROUND_HALF_UP))
 
 
@@ -119,7 +120,8 @@ def cells_from_listings(evaluated: Iterable[dict]) -> list[dict]:
     return cells
 
 
-def _listing_slip(item, entry: dict, column: str) -> dict | None:
+def _listing_slip(item: Listing, entry: dict, column: str) -> dict | None:
+    """The slip named on a listing cell, with its evidence value (the shown switch's, or the printed mean)."""
     slip = item.slips.get(column)
     if slip is None:
         return None
