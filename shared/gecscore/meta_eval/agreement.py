@@ -112,11 +112,6 @@ class RankPairAgreement:
         """Agreement over every pair: `sentence_agreement`'s accuracy."""
         return sum(self.agree) / sum(self.total)
 
-    @property
-    def ranks(self) -> list[int]:
-        """Every human rank that occurs in a pair, ascending."""
-        return sorted({rank for pair in self.pairs for rank in pair})
-
 
 def rank_pair_agreement(items: Sequence[RankingItem], sentence_scores: Mapping[str, Sequence[float]],
                         systems: Sequence[str]) -> RankPairAgreement:

@@ -167,17 +167,17 @@ def rank_pair_plot(path: str | Path, agreement: RankPairAgreement, *, title: str
     """gec-metrics' `pairwise_analysis_plot`: agreement per pair of human ranks, better rank (A) down, worse rank (B)
     across, blank where no pair of those ranks was compared."""
     plt = _pyplot()
-    ranks = agreement.ranks
-    index = {rank: i for i, rank in enumerate(ranks)}
-    values = np.full((len(ranks), len(ranks)), np.nan)
-    for (better, worse), rate in zip(agreement.pairs, agreement.rates):
-        values[index[better], index[worse]] = rate
-    fig, ax = plt.subplots(figsize=(1.5 + 0.6 * len(ranks), 1.0 + 0.5 * len(ranks)))
+    better = sorted({b for b, _ in agreement.pairs})
+    worse = sorted({w for _, w in agreement.pairs})
+    values = np.full((len(better), len(worse)), np.nan)
+    for (b, w), rate in zip(agreement.pairs, agreement.rates):
+        values[better.index(b), worse.index(w)] = rate
+    fig, ax = plt.subplots(figsize=(1.8 + 0.6 * len(worse), 1.2 + 0.5 * len(better)))
     image = ax.imshow(np.ma.masked_invalid(values), cmap="coolwarm", vmin=0.0, vmax=1.0)
     for i, j in zip(*np.nonzero(~np.isnan(values))):
         ax.text(j, i, f"{values[i, j]:.2f}", ha="center", va="center", fontsize=8)
-    ax.set_xticks(range(len(ranks)), ranks)
-    ax.set_yticks(range(len(ranks)), ranks)
+    ax.set_xticks(range(len(worse)), worse)
+    ax.set_yticks(range(len(better)), better)
     ax.xaxis.set_label_position("top")
     ax.xaxis.tick_top()
     fig.colorbar(image, ax=ax, label="agreement")
