@@ -276,7 +276,8 @@ systems), gec-metrics' references (CLEME rows: PT-M2's, as on CoNLL-2014); CLEME
 weighting; CLEME2.0 = unweighted; our edits are errant 3.0.2's.
 CLEME2.0 Tables 5, 11, 12 (CoNLL-2014, unweighted CLEME2.0): per-sentence chunk counts against each reference,
 computed once per system and reused for every α (`gecscore.meta_eval.heuo`); α = the paper's (0.45, 0.35, 0.15,
-0.05) corpus / (0.35, 0.25, 0.20, 0.20) sentence factors. PT-M2 Table 6's Δ: Σ over ranks of |metric rank − EW rank|.
+0.05) corpus / (0.35, 0.25, 0.20, 0.20) sentence factors. PT-M2 Table 6's Δ: Σ over ranks of |metric rank − EW
+rank|.
 UOT-ERRANT Table 1's CLEME row: CLEME (v1) independent with the sentence scorer and UOT-ERRANT's length weights
 (TP α=10 [2.5, 10], FP α=10 [0.25, 1], FN α=2 [0.75, 1.25]; `gecscore.meta_eval.cleme_length`), TrueSkill
 aggregation, like its ERRANT row; the paper's Japanese version prints the same ERRANT and CLEME cells (Official,

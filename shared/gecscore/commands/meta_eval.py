@@ -59,8 +59,8 @@ def register(subparsers: Any) -> None:
     extra.add_argument("--baseline-option", action="append", default=[], metavar="KEY=VALUE",
                        help="option of the baseline metric (repeatable), read like --metric-option")
     extra.add_argument("--pairs", action="store_true", help="agreement per system pair: sentence level per "
-                       "judgment set (UOT-ERRANT Figure 6) and per pair of human ranks (gec-metrics' pairwise_analysis), "
-                       "system level per human score")
+                       "judgment set (UOT-ERRANT Figure 6) and per pair of human ranks (gec-metrics' "
+                       "pairwise_analysis), system level per human score")
     extra.add_argument("--top-k", type=int, metavar="MIN_K", help="correlation over the K best systems by each "
                        "human score, K = all systems down to MIN_K (PT-M2 Figure 2 uses 4)")
     extra.add_argument("--search", metavar="OPTION=VALUES", help="grid search over a metric option, e.g. "
