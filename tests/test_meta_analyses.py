@@ -1,4 +1,5 @@
-"""Meta-evaluation analyses: Williams' test, agreement per system pair, top-K correlation, hyper-parameter searches."""
+"""Meta-evaluation analyses: Williams' test, agreement per system pair and per human-rank pair, top-K correlation,
+hyper-parameter searches."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from gecscore.meta_eval.agreement import pair_agreement, system_pair_agreement
+from gecscore.meta_eval.agreement import pair_agreement, rank_pair_agreement, system_pair_agreement
 from gecscore.meta_eval.correlate import Correlation, correlate_systems, sentence_agreement, system_correlation
 from gecscore.meta_eval.data import MetaEvalData, RankingItem, load_gjg15, load_seeda
 from gecscore.meta_eval.metrics import SystemScores
@@ -95,6 +96,33 @@ def test_pair_agreement_on_seeda_adds_up_to_the_sentence_level(shared_data, name
     assert int(matrix.total.sum()) // 2 == pairs and (matrix.total == matrix.total.T).all()
     assert matrix.accuracy == pytest.approx(sentence_agreement(data.judgments[name], scores, systems).accuracy)
     assert (matrix.total[np.triu_indices(len(systems), 1)] > 0).all()  # SEEDA compares every pair
+
+
+GOLDEN_RANK_PAIRS = Path(__file__).resolve().parent / "golden_rank_pairs" / "rank_pairs_golden.json"
+
+
+def test_rank_pair_agreement_by_hand():
+    # Sentence 0: A > B > C. Scores A .9, B .5, C .5: A-B (1, 2) agree, A-C (1, 3) agree, B-C (2, 3) metric tie: lost.
+    items = [RankingItem(0, "x", {"A": 1, "B": 2, "C": 3}), RankingItem(1, "x", {"A": 2, "B": 1, "C": 2})]
+    scores = {"A": [0.9, 0.1], "B": [0.5, 0.4], "C": [0.5, 0.2]}
+    # Sentence 1: B first, A and C tied (skipped). A-B: B better, B's .4 > A's .1: agree; B-C (1, 2): agree.
+    result = rank_pair_agreement(items, scores, ["A", "B", "C"])
+    assert result.pairs == ((1, 2), (1, 3), (2, 3)) and result.total == (3, 1, 1)
+    assert result.rates == [1.0, 1.0, 0.0] and result.accuracy == pytest.approx(4 / 5)
+    with pytest.raises(ValueError, match="no non-tied human pairs"):
+        rank_pair_agreement([RankingItem(0, "x", {"A": 1, "B": 1})], scores, ["A", "B"])
+
+
+def test_rank_pair_agreement_matches_gec_metrics_pairwise_analysis():
+    """gec-metrics 0.1.1's `pairwise_analysis` on a small case (tests/golden_rank_pairs/make_golden.py): the same
+    rank pairs and the same accuracies, float for float; its keys are (−worse rank, −better rank)."""
+    golden = json.loads(GOLDEN_RANK_PAIRS.read_text(encoding="utf-8"))
+    items = [RankingItem(i["sentence"], i["annotator"], i["ranks"]) for i in golden["items"]]
+    result = rank_pair_agreement(items, golden["scores"], golden["systems"])
+    expected = {(-minus_better, -minus_worse): acc
+                for (minus_worse, minus_better), acc in golden["pairwise_analysis"]}
+    assert dict(zip(result.pairs, result.rates)) == expected
+    assert result.accuracy == sentence_agreement(items, golden["scores"], golden["systems"]).accuracy
 
 
 def test_system_pair_agreement():
@@ -283,8 +311,8 @@ def test_cleme2_alpha_cross_validation_on_a_gjg15_slice(shared_data):
 
 
 def test_analysis_plots_write_png_and_svg(tmp_path):
-    from gecscore.meta_eval.plots import (cross_validation_plot, pair_agreement_plot, search_plot, system_pair_plot,
-                                          top_k_plot)
+    from gecscore.meta_eval.plots import (cross_validation_plot, pair_agreement_plot, rank_pair_plot, search_plot,
+                                          system_pair_plot, top_k_plot)
 
     items = [RankingItem(0, "x", {"A": 1, "B": 2, "C": 3}), RankingItem(1, "x", {"A": 2, "B": 1})]
     scores = {"A": [0.9, 0.5], "B": [0.5, 0.6], "C": [0.7, 0.1]}
@@ -297,6 +325,7 @@ def test_analysis_plots_write_png_and_svg(tmp_path):
     paths = [
         pair_agreement_plot(tmp_path / "pairs.png", matrix),
         pair_agreement_plot(tmp_path / "delta.png", matrix, baseline=other),
+        rank_pair_plot(tmp_path / "ranks.png", rank_pair_agreement(items, scores, ["A", "B", "C"])),
         system_pair_plot(tmp_path / "system.png", system_pair_agreement(metric, human, list(human))),
         top_k_plot(tmp_path / "topk.png", {"m": top_k_correlations(metric, human, list(human), 2)}),
         search_plot(tmp_path / "search.png", grid_search([0.0, 1.0], _shifted_scorer, data, system_set="all")),
@@ -335,8 +364,10 @@ def test_cli_analyses(shared_data, tmp_path, weighted_metric, capsys, monkeypatc
     assert "agreement by system pair, judgments edit" in text and "top-K systems" in text
     result = json.loads(out.read_text())
     analyses = result["analyses"]
-    assert set(analyses) == {"williams", "pairs", "baseline_pairs", "system_pairs", "top_k", "baseline_top_k",
-                             "search"}
+    assert set(analyses) == {"williams", "pairs", "baseline_pairs", "rank_pairs", "system_pairs", "top_k",
+                             "baseline_top_k", "search"}
+    assert sum(analyses["rank_pairs"]["edit"]["total"]) == 7708
+    assert analyses["rank_pairs"]["edit"]["accuracy"] == pytest.approx(result["sentence"]["edit"]["accuracy"])
     assert set(analyses["williams"]) == {"ew_edit", "ew_sent", "ts_edit", "ts_sent"}
     assert sum(map(sum, analyses["pairs"]["edit"]["total"])) // 2 == 7708
     assert analyses["pairs"]["edit"]["accuracy"] == pytest.approx(result["sentence"]["edit"]["accuracy"])
@@ -344,10 +375,10 @@ def test_cli_analyses(shared_data, tmp_path, weighted_metric, capsys, monkeypatc
     assert [p["value"] for p in analyses["search"]["points"]] == [0.0, 1, 2]
     assert analyses["search"]["best_value"] in (0.0, 1, 2)
     stem = "test-weighted_seeda_official_base_default"
-    for kind in ("edit_pairs", "edit_pairs_vs_test-weighted", "ts_edit_system_pairs", "ts_edit_topk",
-                 "search_weight"):
+    for kind in ("edit_pairs", "edit_pairs_vs_test-weighted", "edit_rank_pairs", "ts_edit_system_pairs",
+                 "ts_edit_topk", "search_weight"):
         assert {f"{stem}_{kind}.png", f"{stem}_{kind}.svg"} <= set(written), kind
-    assert f"{stem}_ts_edit_scatter.png" in written and len(written) == 4 + 4 + 2 * (2 + 2 + 4 + 4 + 1)
+    assert f"{stem}_ts_edit_scatter.png" in written and len(written) == 4 + 4 + 2 * (2 + 2 + 2 + 4 + 4 + 1)
     assert weighted_metric.calls == 12 * 3  # weight 2 (metric), 0 (baseline), 1: every other run is cached
 
     cv = ["meta-eval", "--metric", WEIGHTED, "--dataset", "gjg15", "--data", str(shared_data), "--no-cache",

@@ -107,9 +107,13 @@ def test_listing_cells_statuses(bench):
     entry = {"listing": bench.published.listing_to_dict(item), "ours": [3.0, 0.40, "Y"],
              "switches": {"alpha-grid=with-zeros": [4.0, 0.451, "Z"]}}
     cells = bench.cells.cells_from_listings([entry])
-    assert [c["status"] for c in cells] == ["equal", "switch", "unexplained"]
-    assert cells[1]["switch_value"] == pytest.approx(0.451)
+    assert [c["status"] for c in cells] == ["reproduced", "unexplained", "unexplained"]
+    assert cells[1]["explored_equal"] == ["alpha-grid=with-zeros"]  # explored, not counted
     assert cells[2]["note"].startswith("unexplained: alpha-grid=with-zeros → Z; ")
+    declared = bench.cells.cells_from_listings([{**entry, "listing": {**entry["listing"],
+                                                                      "declared": "alpha-grid=with-zeros"}}])
+    assert [c["status"] for c in declared] == ["unexplained", "reproduced", "unexplained"]  # hits and misses
+    assert declared[1]["value"] == pytest.approx(0.451) and declared[0]["explored_equal"] == []
 
 
 def test_indicators_of_by_hand():

@@ -1,16 +1,18 @@
-"""Cell judging and the results table: one entry per printed cell (equal, switch or unexplained), the counts, and
-results.md.
+"""Cell judging and the results table: every printed cell judged under its row's declared protocol (reproduced,
+unexplained, paper slip or uncovered), the counts, the exploration of the other switches, and results.md.
 
-A cell is equal at 3 decimals (correlations) or at the printed precision (listing cells); an unequal cell takes the
-first switch whose value equals the published one, else it is unexplained with every value tried.
+A cell is equal at 3 decimals (correlations) or at the printed precision (listing cells). Its row declares one
+protocol before anything is scored (`published/*.json`, "declared"): the base or one switch, and every cell of the
+row is judged under it, hits and misses. The other switches tried on the cell are exploration: shown, never counted.
 """
 
 from __future__ import annotations
 
 import math
+from decimal import ROUND_HALF_UP, Decimal
 from typing import Callable, Iterable, Sequence
 
-from published import listing_from_dict, row_from_dict, run_name
+from published import Listing, listing_from_dict, row_from_dict, run_name
 from switches import SWITCHES, TRIED
 
 
@@ -36,25 +38,71 @@ def cell_equal(published: str | float | None, value: str | float | None) -> bool
     return printed_equal(published, value) if isinstance(published, str) else same_3dp(published, value)
 
 
-def judged_cell(head: dict, published: str | float, value: str | float | None, tried: dict, fmt: Callable,
-                tried_key: str, tail: dict, no_base: Sequence[str] = ()) -> dict:
-    """One cell's entry: equal (`cell_equal`), else the first switch that reproduces it, else 'unexplained' with
-    every switch's value (`fmt`) and what was tried. `head` and `tail` are the cell's identity fields."""
-    equal = cell_equal(published, value)
-    switch = None if equal else next((name for name, v in tried.items() if cell_equal(published, v)), None)
-    parts = [*no_base, *(f"{name} → {fmt(v)}" for name, v in tried.items())]
-    if equal:
-        status, note, short = "equal", "", ""
-    elif switch:
-        status, note, short = "switch", switch, switch
+STATUSES = ("reproduced", "slip", "unexplained", "uncovered")
+
+
+def declared_value(declared: str, base: str | float | None, switch_values: dict) -> tuple[str | float | None, bool]:
+    """The cell's value under its row's declared protocol, and whether the protocol changes the cell: a switch that its
+    entry does not list is one that does not touch that entry's data (e.g. the lattice gold on CoNLL-2014, which has a
+    gold M2), so the cell keeps its base value."""
+    if declared == "base" or declared not in switch_values:
+        return base, declared == "base"
+    return switch_values[declared], True
+
+
+def judged_cell(head: dict, published: str | float, base: str | float | None, switch_values: dict, declared: str,
+                slip: dict | None, fmt: Callable, tried_key: str, tail: dict, computable: bool = True) -> dict:
+    """One cell's entry under its row's declared protocol: reproduced (equal), a paper slip (named in the published
+    data and shown by its evidence value, `slip["value"]`), uncovered (no data for the protocol) or unexplained. The
+    other switches' values are the cell's `exploration`; an unexplained cell lists them and what else was tried."""
+    value, applies = declared_value(declared, base, switch_values)
+    exploration = {name: v for name, v in switch_values.items() if name != declared}
+    shown = slip is not None and slip_holds(published, slip)
+    if value is None and not computable:
+        status = "uncovered"
+    elif cell_equal(published, value):
+        status = "reproduced"
+    elif shown:
+        status = "slip"
     else:
         status = "unexplained"
+    note = short = ""
+    if status == "slip":
+        note = short = f"{slip['kind']}: {slip['evidence']} ({_slip_source(slip)} → {fmt(slip['value'])})"
+    elif status == "uncovered":
+        note = short = "not covered: no data on disk for the declared protocol"
+    elif status == "unexplained":
+        parts = [f"{name} → {fmt(v)}" for name, v in exploration.items()]
+        if slip is not None:
+            parts.insert(0, f"named a paper slip ({slip['kind']}), but {_slip_source(slip)} gives "
+                            f"{fmt(slip['value'])}")
         note = "unexplained: " + "; ".join(parts + [TRIED.get(tried_key, "")]).strip("; ")
         link = [f"tried: [{tried_key}](#tried-{tried_key})"] if tried_key else []
         short = "unexplained: " + "; ".join(parts + link)
-    return {**head, "published": published, "ours": value, "equal": equal, "status": status, "switch": switch,
-            "switch_value": tried.get(switch) if switch else None, "note": note, "tried": tried,
-            "tried_key": tried_key if status == "unexplained" else "", "short_note": short, **tail}
+    return {**head, "published": published, "ours": base, "equal": cell_equal(published, base),
+            "protocol": declared, "applies": applies, "value": value, "status": status,
+            "slip": {**slip, "shown": shown} if slip is not None else None, "exploration": exploration,
+            "explored_equal": sorted(name for name, v in exploration.items() if cell_equal(published, v)),
+            "note": note, "tried_key": tried_key if status == "unexplained" else "", "short_note": short, **tail}
+
+
+def slip_holds(published: str | float, slip: dict) -> bool:
+    """A slip's evidence: the shown switch's value equals the printed cell (an exchange, a row printed in another
+    row's place), or the printed average differs from the mean of its row's printed cells."""
+    if slip["kind"] == "average":
+        return not cell_equal(published, slip["value"])
+    return cell_equal(published, slip["value"])
+
+
+def _slip_source(slip: dict) -> str:
+    return "mean of the row's printed cells" if slip["kind"] == "average" else f"`{slip['shown_by']}`"
+
+
+def printed_mean(printed: Sequence[str]) -> float:
+    """The mean of printed numbers, rounded half up at the printed decimals (how a table's Avg. column is made)."""
+    decimals = max(len(p.split(".", 1)[1]) if "." in p else 0 for p in printed)
+    mean = sum((Decimal(p) for p in printed), Decimal(0)) / len(printed)
+    return float(mean.quantize(Decimal(1).scaleb(-decimals), rounding=ROUND_HALF_UP))
 
 
 def cells_from_listings(evaluated: Iterable[dict]) -> list[dict]:
@@ -64,11 +112,24 @@ def cells_from_listings(evaluated: Iterable[dict]) -> list[dict]:
         item = listing_from_dict(entry["listing"])
         for k, (column, stat, published) in enumerate(zip(item.columns, item.stats, item.published)):
             head = {"paper": item.paper, "table": item.table, "row": item.name, "column": column, "stat": stat}
-            tried = {name: (vals[k] if vals else None) for name, vals in entry["switches"].items()}
-            cells.append(judged_cell(head, published, entry["ours"][k] if entry["ours"] else None, tried,
-                                     lambda v, p=published: _fmt_like(p, v), item.tried,
+            switch_values = {name: (vals[k] if vals else None) for name, vals in entry["switches"].items()}
+            slip = _listing_slip(item, entry, column)
+            cells.append(judged_cell(head, published, entry["ours"][k] if entry["ours"] else None, switch_values,
+                                     item.declared, slip, lambda v, p=published: _fmt_like(p, v), item.tried,
                                      {"config": item.config, "human": ""}))
     return cells
+
+
+def _listing_slip(item: Listing, entry: dict, column: str) -> dict | None:
+    """The slip named on a listing cell, with its evidence value (the shown switch's, or the printed mean)."""
+    slip = item.slips.get(column)
+    if slip is None:
+        return None
+    if slip["kind"] == "average":
+        others = [p for c, p in zip(item.columns, item.published) if c != column]
+        return {**slip, "value": printed_mean(others)}
+    values = entry["switches"].get(slip["shown_by"])
+    return {**slip, "value": values[item.columns.index(column)] if values else None}
 
 
 def all_cells(payload: dict) -> list[dict]:
@@ -77,7 +138,7 @@ def all_cells(payload: dict) -> list[dict]:
 
 
 def cells_from_rows(evaluated: Iterable[dict]) -> list[dict]:
-    """One entry per published cell: published, ours, equal, and the switch or the 'unexplained' note."""
+    """One entry per published cell, judged under its row's declared protocol."""
     cells = []
     for item in evaluated:
         row = row_from_dict(item["row"]) if isinstance(item["row"], dict) else item["row"]
@@ -87,39 +148,94 @@ def cells_from_rows(evaluated: Iterable[dict]) -> list[dict]:
             if published is None:
                 continue
             head = {"paper": row.paper, "table": row.table, "row": row.name, "column": row.column, "stat": stat}
-            tried = {name: (vals[k] if vals else None) for name, vals in item["switches"].items()}
-            cells.append(judged_cell(head, published, ours[k] if ours else None, tried, _fmt, row.tried,
-                                     {"config": run_name(row), "human": row.human},
-                                     () if ours else ("no base value (data not on disk)",)))
+            switch_values = {name: (vals[k] if vals else None) for name, vals in item["switches"].items()}
+            slip = row.slips.get(stat)
+            if slip is not None:
+                shown = item["switches"].get(slip["shown_by"])
+                slip = {**slip, "value": shown[k] if shown else None}
+            cells.append(judged_cell(head, published, ours[k] if ours else None, switch_values, row.declared, slip,
+                                     _fmt, row.tried, {"config": run_name(row), "human": row.human},
+                                     row.computable))
     return cells
 
 
 def summarize(cells: Sequence[dict]) -> list[dict]:
-    """Counts per (paper, table), in cells, then the total."""
+    """Counts per (paper, table), in cells, then the total: covered = every cell with data, reproduced split into
+    cells whose value is the base's (rows declared base, and entries a declared switch leaves unchanged) and cells
+    whose value a declared switch changed."""
     groups: dict[tuple[str, str], list[dict]] = {}
     for cell in cells:
         groups.setdefault((cell["paper"], cell["table"]), []).append(cell)
     out = []
     for (paper, table), items in list(groups.items()) + [(("all", ""), list(cells))]:
-        out.append({"paper": paper, "table": table, "cells": len(items),
-                    "equal": sum(c["status"] == "equal" for c in items),
-                    "switch": sum(c["status"] == "switch" for c in items),
-                    "unexplained": sum(c["status"] == "unexplained" for c in items)})
+        count = {status: sum(c["status"] == status for c in items) for status in STATUSES}
+        out.append({"paper": paper, "table": table, "cells": len(items), "covered": len(items) - count["uncovered"],
+                    **count,
+                    "under_base": sum(c["status"] == "reproduced" and not _switched(c) for c in items),
+                    "under_switch": sum(c["status"] == "reproduced" and _switched(c) for c in items)})
     return out
 
 
-def switch_summary(cells: Sequence[dict]) -> list[dict]:
-    """Per switch: on how many cells it was tried and how many unequal cells it reproduces."""
+def _switched(cell: dict) -> bool:
+    return cell["protocol"] != "base" and cell["applies"]
+
+
+def declared_rows(payload: dict, cells: Sequence[dict]) -> list[dict]:
+    """One entry per paper row: its declared protocol, the evidence, and its cells' counts."""
+    out: dict[tuple[str, str, str], dict] = {}
+    items = [row_from_dict(i["row"]) for i in payload["rows"]] + \
+        [listing_from_dict(i["listing"]) for i in payload.get("listings", [])]
+    for item in items:
+        out.setdefault((item.paper, item.table, item.name), {
+            "paper": item.paper, "table": item.table, "row": item.name, "protocol": item.declared,
+            "evidence": item.evidence, "cells": 0, **{status: 0 for status in STATUSES}})
+    for cell in cells:
+        entry = out[cell["paper"], cell["table"], cell["row"]]
+        entry["cells"] += 1
+        entry[cell["status"]] += 1
+    return list(out.values())
+
+
+def protocol_summary(rows: Sequence[dict]) -> list[dict]:
+    """Per declared protocol (the base, then each switch in `SWITCHES` order): rows, cells, hits and misses."""
     out = []
-    for name, switch in SWITCHES.items():
-        tried = [c for c in cells if name in c["tried"]]
-        if not tried:
-            continue
-        unequal = [c for c in tried if not c["equal"]]
-        out.append({"switch": name, "tried_on": len(tried), "unequal_tried_on": len(unequal),
-                    "reproduces": sum(c["switch"] == name for c in cells),
-                    "equal_also_under_switch": sum(cell_equal(c["published"], c["tried"][name]) for c in tried)})
+    for name in ["base", *SWITCHES]:
+        mine = [r for r in rows if r["protocol"] == name]
+        if mine:
+            out.append({"protocol": name, "rows": len(mine), "cells": sum(r["cells"] for r in mine),
+                        **{status: sum(r[status] for r in mine) for status in STATUSES},
+                        "evidence": list(dict.fromkeys(r["evidence"] for r in mine))})
     return out
+
+
+def exploration(cells: Sequence[dict]) -> list[dict]:
+    """Per switch tried on cells of rows that do not declare it: on how many cells, how many it would make equal, and
+    how many of those the declared protocol does not reproduce. Never part of the counts."""
+    out = []
+    for name in SWITCHES:
+        tried = [c for c in cells if name in c["exploration"]]
+        if tried:
+            equal = [c for c in tried if name in c["explored_equal"]]
+            out.append({"switch": name, "tried_on": len(tried), "equal": len(equal),
+                        "equal_where_declared_misses": sum(c["status"] != "reproduced" for c in equal)})
+    return out
+
+
+def best_of(cells: Sequence[dict]) -> int:
+    """Cells equal under the base or under any switch tried on them: the per-cell best-of count, for comparison
+    only (it is how the table was counted before protocols were declared)."""
+    return sum(cell_equal(c["published"], c["ours"]) or c["status"] == "reproduced" or bool(c["explored_equal"])
+               for c in cells)
+
+
+def headline(summary: Sequence[dict]) -> str:
+    """The sentence results.md and the README print: reproduced of covered, slips, unexplained, uncovered."""
+    total = next(s for s in summary if s["paper"] == "all")
+    share = 100 * total["reproduced"] / total["covered"]
+    return (f"{total['reproduced']} of the {total['covered']} covered cells ({share:.1f} %) are reproduced under their "
+            f"row's declared protocol ({total['under_base']} under the base, {total['under_switch']} under a "
+            f"declared switch); {total['slip']} are paper slips, {total['unexplained']} unexplained; "
+            f"{total['uncovered']} printed cells are not covered (no data on disk).")
 
 
 def _fmt(value: str | float | None) -> str:
@@ -140,65 +256,105 @@ HEADER = """# Meta-evaluation: the papers' model-free cells, recomputed one by o
 
 Produced by `benchmarks/meta_eval/run.py` (command in `README.md`). One line per **cell**: one printed number (system
 level: Pearson r or Spearman ρ; sentence level: accuracy or Kendall τ; in PT-M2 Table 6 and CLEME2.0 Tables 5, 11,
-12 also a system name at a rank, a rank difference Δ, a count or a score). `published` is the paper's value, `ours`
-our value under the row's base protocol (its `config`), `=` marks equality at 3 decimals (listing cells: the same
-name, or the same number at the printed number of decimals, e.g. 2 for CLEME2.0 Table 12's "0.45"). An unequal cell is either
-**switch** — a named, documented protocol change (section "Switches") whose value equals the published one at 3
-decimals — or **unexplained**, with every switch tried on it (and its value) and what else was tried. A switch that
-reproduces one cell of a row but not the next is reported per cell, as it is.
+12 also a system name at a rank, a rank difference Δ, a count or a score).
+
+**Declared protocols.** Each paper row declares one protocol before it is scored (`published/*.json`, "declared"):
+the base, or exactly one switch, with evidence that does not come from the row's printed values (a paper's text, the
+toolkit version it names, a data file's history). Every cell of the row is judged under it, hits and misses:
+`published` is the paper's value, `value` ours under the row's protocol, `ours` under the base. A cell is
+**reproduced** when the two are equal at 3 decimals (listing cells: the same name, or the same number at the printed
+number of decimals, e.g. 2 for CLEME2.0 Table 12's "0.45"), a **paper slip** when the published data names it as one
+(two exchanged cells, a row printed in another row's place, an average that is not the mean of its row) and the
+evidence shows it, **not covered** when the protocol has no data on disk, else **unexplained**. Other switches tried
+on a cell are **exploration** (section "Exploration"): their values are shown, never counted.
 
 Base protocol: GJG15 uses all 13 systems (INPUT included) and Chollampatt & Ng (2018)'s human files (`EW`, `TS` =
 `ew_nusnlp`, `ts_nusnlp`); M² on CoNLL-2014 reads the official M2; ERRANT/CLEME on CoNLL-2014 use PT-M2's raw
 references (`official-pt-m2`); SN-8GEC references go in as raw text (M² builds its gold M2 with our ERRANT, one
 annotator per reference); `*` = unchanged references excluded (CLEME2.0's ♣); SEEDA: 391-sentence subset, Base (12
 systems), gec-metrics' references (CLEME rows: PT-M2's, as on CoNLL-2014); CLEME (v1) = 2023 release, length
-weighting; CLEME2.0 = unweighted.
-CLEME2.0 Tables 5, 11, 12 (CoNLL-2014, unweighted CLEME2.0): per-sentence chunk counts against each reference from
-our errant 3.0.2 edits on PT-M2's references, computed once per system and reused for every α
-(`gecscore.meta_eval.heuo`); α = the paper's (0.45, 0.35, 0.15, 0.05) corpus / (0.35, 0.25, 0.20, 0.20) sentence
-factors. PT-M2 Table 6's Δ: Σ over ranks of |metric rank − EW rank|.
+weighting; CLEME2.0 = unweighted; our edits are errant 3.0.2's.
+CLEME2.0 Tables 5, 11, 12 (CoNLL-2014, unweighted CLEME2.0): per-sentence chunk counts against each reference,
+computed once per system and reused for every α (`gecscore.meta_eval.heuo`); α = the paper's (0.45, 0.35, 0.15,
+0.05) corpus / (0.35, 0.25, 0.20, 0.20) sentence factors. PT-M2 Table 6's Δ: Σ over ranks of |metric rank − EW
+rank|.
 UOT-ERRANT Table 1's CLEME row: CLEME (v1) independent with the sentence scorer and UOT-ERRANT's length weights
 (TP α=10 [2.5, 10], FP α=10 [0.25, 1], FN α=2 [0.75, 1.25]; `gecscore.meta_eval.cleme_length`), TrueSkill
 aggregation, like its ERRANT row; the paper's Japanese version prints the same ERRANT and CLEME cells (Official,
 E-Fluency, NE-Fluency). IMPARA-GED Table 2 (ERRANT only): SEEDA Base, Official, TrueSkill aggregation.
-Not covered: BN-10GEC columns other than M² (data not on disk), model-based rows (UOT-ERRANT, PT-M², PT-ERRANT,
-CLEME2.0-sim, IMPARA, SOME, ...), GLEU/GoToScorer/Scribendi (not metrics of this library).
+Not covered: BN-10GEC (data not on disk), model-based rows (UOT-ERRANT, PT-M², PT-ERRANT, CLEME2.0-sim, IMPARA,
+SOME, ...), GLEU / SentGLEU / GREEN / GoToScorer / Scribendi (not in the meta-evaluation yet); see README.md,
+"Coverage".
 """
 
 
-def to_markdown(cells: Sequence[dict]) -> str:
-    """Counts, then one table per paper and table, then the switches."""
-    lines = [HEADER]
-    total = summarize(cells)
-    lines += ["## Counts (cells)", "", "| paper | table | cells | equal | switch | unexplained |",
-              "|---|---|---|---|---|---|"]
-    for s in total:
+def _cell_value(c: dict, value: str | float | None) -> str:
+    return _fmt_like(c["published"], value) if isinstance(c["published"], str) else _fmt(value)
+
+
+def to_markdown(cells: Sequence[dict], rows: Sequence[dict]) -> str:
+    """Counts, declared protocols, one table per paper and table, slips, exploration, what was tried."""
+    summary = summarize(cells)
+    lines = [HEADER, "## Counts (cells)", "", headline(summary), "",
+             "| paper | table | cells | covered | reproduced | of them under a switch | slip | unexplained |",
+             "|---|---|---|---|---|---|---|---|"]
+    for s in summary:
         name = "**all**" if s["paper"] == "all" else s["paper"]
-        lines.append(f"| {name} | {s['table']} | {s['cells']} | {s['equal']} | {s['switch']} | {s['unexplained']} |")
+        lines.append(f"| {name} | {s['table']} | {s['cells']} | {s['covered']} | {s['reproduced']} | "
+                     f"{s['under_switch']} | {s['slip']} | {s['unexplained']} |")
+    lines += ["", "## Declared protocols", "",
+              "Per declared protocol, over all the rows that declare it: every cell of those rows, hits and misses.",
+              "", "| protocol | rows | cells | reproduced | slip | unexplained | not covered | evidence |",
+              "|---|---|---|---|---|---|---|---|"]
+    for s in protocol_summary(rows):
+        evidence = " / ".join(s["evidence"])
+        lines.append(f"| `{s['protocol']}` | {s['rows']} | {s['cells']} | {s['reproduced']} | {s['slip']} | "
+                     f"{s['unexplained']} | {s['uncovered']} | {evidence} |")
+    lines += ["", "Per row:", "", "| paper | table | row | protocol | cells | reproduced | slip | unexplained |",
+              "|---|---|---|---|---|---|---|---|"]
+    for r in rows:
+        lines.append(f"| {r['paper']} | {r['table']} | {r['row']} | `{r['protocol']}` | {r['cells']} | "
+                     f"{r['reproduced']} | {r['slip']} | {r['unexplained']} |")
     lines.append("")
     groups: dict[tuple[str, str], list[dict]] = {}
     for cell in cells:
         groups.setdefault((cell["paper"], cell["table"]), []).append(cell)
     for (paper, table), items in groups.items():
-        lines += [f"## {paper} {table}", "", "| row | column | stat | published | ours | = | switch / note | config |",
-                  "|---|---|---|---|---|---|---|---|"]
+        lines += [f"## {paper} {table}", "",
+                  "| row | column | stat | published | value | = | protocol | ours (base) | note | config |",
+                  "|---|---|---|---|---|---|---|---|---|---|"]
         for c in items:
-            mark = "✓" if c["equal"] else ""
-            if c["status"] == "switch":
-                value = _fmt_like(c["published"], c["switch_value"]) if isinstance(c["published"], str) else \
-                    _fmt(c["switch_value"])
-                note = f"**{c['switch']}** → {value}"
-            else:
-                note = c["short_note"]
-            ours = _fmt_like(c["published"], c["ours"]) if isinstance(c["published"], str) else _fmt(c["ours"])
-            lines.append(f"| {c['row']} | {c['column']} | {c['stat']} | {_fmt(c['published'])} | {ours} | "
-                         f"{mark} | {note} | `{c['config']}` |")
+            mark = {"reproduced": "✓", "slip": "slip", "uncovered": "—"}.get(c["status"], "")
+            protocol = c["protocol"] if c["applies"] or c["protocol"] == "base" else f"{c['protocol']} (unchanged)"
+            lines.append(f"| {c['row']} | {c['column']} | {c['stat']} | {_fmt(c['published'])} | "
+                         f"{_cell_value(c, c['value'])} | {mark} | `{protocol}` | {_cell_value(c, c['ours'])} | "
+                         f"{c['short_note']} | `{c['config']}` |")
         lines.append("")
-    lines += ["## Switches", "", "| switch | tried on cells | of them unequal | reproduces | what it changes |",
+    slips = [c for c in cells if c["slip"] is not None]
+    if slips:
+        lines += ["## Paper slips", "", "Named in the published data (`slips`), shown by the evidence value; counted "
+                  "neither as reproduced nor as unexplained.", "",
+                  "| paper | table | row | column | stat | published | kind | evidence | shown by | value | status |",
+                  "|---|---|---|---|---|---|---|---|---|---|---|"]
+        for c in slips:
+            s = c["slip"]
+            lines.append(f"| {c['paper']} | {c['table']} | {c['row']} | {c['column']} | {c['stat']} | "
+                         f"{_fmt(c['published'])} | {s['kind']} | {s['evidence']} | {_slip_source(s)} | "
+                         f"{_cell_value(c, s['value'])} | {c['status']} |")
+        lines.append("")
+    lines += ["## Exploration (not counted)", "",
+              "Switches tried on cells of rows that declare another protocol: how many cells they were tried on, how "
+              f"many they make equal, and how many of those the row's declared protocol does not reproduce. A per-cell "
+              f"best-of (the base or any switch, whichever equals the printed value) would count {best_of(cells)} "
+              f"of the {len(cells)} printed cells; it is not a result.", "",
+              "| switch | tried on cells | equal there | of them missed by the declared protocol | what it changes |",
               "|---|---|---|---|---|"]
-    for s in switch_summary(cells):
-        lines.append(f"| `{s['switch']}` | {s['tried_on']} | {s['unequal_tried_on']} | {s['reproduces']} | "
+    for s in exploration(cells):
+        lines.append(f"| `{s['switch']}` | {s['tried_on']} | {s['equal']} | {s['equal_where_declared_misses']} | "
                      f"{SWITCHES[s['switch']].description} |")
+    lines += ["", "## Switches", "", "| switch | what it changes |", "|---|---|"]
+    for name, switch in SWITCHES.items():
+        lines.append(f"| `{name}` | {switch.description} |")
     lines.append("")
     used = {c["tried_key"] for c in cells if c["tried_key"]}
     if used:
@@ -211,4 +367,3 @@ def to_markdown(cells: Sequence[dict]) -> str:
                 n = sum(c["tried_key"] == key for c in cells)
                 lines += [f'<a id="tried-{key}"></a>**{key}** ({n} cells): {TRIED[key]}', ""]
     return "\n".join(lines).rstrip() + "\n"
-

@@ -10,7 +10,7 @@ and `listing_from_entry`. Every file is checked on loading, and a malformed entr
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Callable
 
@@ -22,7 +22,12 @@ REFSET_NAMES = {"e-minimal": "E-Minimal",
 HUMAN_NAMES = {"ew_nusnlp": "EW", "ts_nusnlp": "TS", "ts_edit": "SEEDA-E", "ts_sent": "SEEDA-S", "sent": "SEEDA-S",
                "edit": "SEEDA-E", "score": "human"}
 LEVEL_STATS = {"system": ("r", "ρ"), "sentence": ("acc", "τ")}
-FILE_KEYS = {"paper", "table", "kind", "about", "entries"}
+FILE_KEYS = {"paper", "table", "kind", "about", "declared", "slips", "entries"}
+DECLARED_KEYS = {"rows", "protocol", "evidence"}
+SLIP_KEYS = {"row", "column", "statistic", "kind", "shown_by", "evidence"}
+# An exchange of two cells and a row printed in another row's place are shown by a switch's value; an average that
+# is not the mean of its row is shown by the printed cells themselves.
+SLIP_KINDS = {"exchanged": True, "row-slip": True, "average": False}
 ROW_KEYS = {"row", "column", "cells", "protocol", "switches", "tried"}
 ROW_PROTOCOL = {"metric", "dataset", "references", "system_set", "aggregation", "human", "level",
                 "exclude_unchanged", "options", "computable"}
@@ -36,7 +41,8 @@ class Row:
 
     `published` holds None for a cell the paper does not print. `computable=False`: the data for the base protocol is
     not on disk (BN-10GEC), so only switches can give a value. `switches` are tried on the row's unequal cells;
-    `tried` names the entry of `TRIED` that says what else was tried when no switch reproduces a cell.
+    `tried` names the entry of `TRIED` that says what else was tried when no switch reproduces a cell. `declared` is
+    the row's declared protocol ("base" or a switch) and `evidence` why; `slips` maps a statistic to its slip.
     """
 
     paper: str
@@ -55,6 +61,9 @@ class Row:
     switches: tuple[str, ...] = ()
     tried: str = ""
     computable: bool = True
+    declared: str = "base"
+    evidence: str = ""
+    slips: dict = field(default_factory=dict)
 
     @property
     def name(self) -> str:
@@ -86,7 +95,8 @@ class Listing:
     """Printed cells that are not an (r, ρ) pair: systems at ranks, rank differences, counts, scores, or a row of
     correlations with its average. One cell per column; `published` holds the printed text (the printed number of
     decimals is the precision of the comparison). `compute` names the entry of `LISTING_COMPUTE` that gives ours
-    under the base protocol `config` (with `args`); `switches` and `tried` work as for `Row`."""
+    under the base protocol `config` (with `args`); `switches`, `tried`, `declared`, `evidence` work as for `Row`;
+    `slips` maps a column to its slip."""
 
     paper: str
     table: str
@@ -99,6 +109,9 @@ class Listing:
     args: dict = field(default_factory=dict)
     switches: tuple[str, ...] = ()
     tried: str = ""
+    declared: str = "base"
+    evidence: str = ""
+    slips: dict = field(default_factory=dict)
 
 
 def run_name(row: Row) -> str:
@@ -179,10 +192,57 @@ def load(folder: Path = FOLDER) -> tuple[tuple[Row, ...], tuple[Listing, ...]]:
         keys_are(data, FILE_KEYS, path.name)
         require(data["kind"] in READERS, f"{path.name}: kind {data['kind']!r} is not one of {sorted(READERS)}")
         require(bool(data["entries"]), f"{path.name}: no entries")
+        items = []
         for k, entry in enumerate(data["entries"]):
             where = f"{path.name} entry {k} ({entry.get('row', '?') if isinstance(entry, dict) else '?'})"
-            loaded[data["kind"]].append(READERS[data["kind"]](data["paper"], data["table"], entry, where))
+            items.append(READERS[data["kind"]](data["paper"], data["table"], entry, where))
+        loaded[data["kind"]] += with_slips(with_declared(items, data["declared"], path.name), data["slips"], path.name)
     return tuple(loaded["row"]), tuple(loaded["listing"])
+
+
+def with_declared(items: list, declared: object, where: str) -> list:
+    """`items` with their row's declared protocol: every paper row of the file is declared exactly once."""
+    require(isinstance(declared, list) and bool(declared), f"{where}: declared must be a non-empty list")
+    protocol: dict[str, tuple[str, str]] = {}
+    for k, group in enumerate(declared):
+        keys_are(group, DECLARED_KEYS, f"{where} declared {k}")
+        require(isinstance(group["protocol"], str) and isinstance(group["evidence"], str) and group["evidence"],
+                f"{where} declared {k}: protocol and evidence must be non-empty strings")
+        for name in group["rows"]:
+            require(name not in protocol, f"{where}: row {name!r} is declared twice")
+            protocol[name] = (group["protocol"], group["evidence"])
+    names = {item.name for item in items}
+    require(set(protocol) == names, f"{where}: declared rows {sorted(protocol)}, the file's rows {sorted(names)}")
+    return [replace(item, declared=protocol[item.name][0], evidence=protocol[item.name][1]) for item in items]
+
+
+def with_slips(items: list, slips: object, where: str) -> list:
+    """`items` with the slips that name their cells (a row's by statistic, a listing's by column)."""
+    require(isinstance(slips, list), f"{where}: slips must be a list")
+    found: dict[int, dict] = {}
+    for k, slip in enumerate(slips):
+        keys_are(slip, SLIP_KEYS, f"{where} slip {k}")
+        require(slip["kind"] in SLIP_KINDS, f"{where} slip {k}: kind {slip['kind']!r} not in {sorted(SLIP_KINDS)}")
+        at = [i for i, item in enumerate(items) if item.name == slip["row"] and slip_key(item, slip) is not None]
+        require(len(at) == 1, f"{where} slip {k}: no single cell {slip['row']} / {slip['column']} / "
+                              f"{slip['statistic']}")
+        item = items[at[0]]
+        require((slip["shown_by"] in item.switches) if SLIP_KINDS[slip["kind"]] else slip["shown_by"] is None,
+                f"{where} slip {k}: shown_by {slip['shown_by']!r} must be one of the entry's switches for an "
+                f"{slip['kind']} slip, and null for an average")
+        found.setdefault(at[0], {})[slip_key(item, slip)] = {key: slip[key] for key in ("kind", "shown_by",
+                                                                                         "evidence")}
+    return [replace(item, slips=found.get(i, {})) for i, item in enumerate(items)]
+
+
+def slip_key(item: Row | Listing, slip: dict) -> str | None:
+    """The slip's cell key in `item` (a row's statistic, a listing's column), or None when the cell is not there."""
+    if isinstance(item, Row):
+        k = item.stats.index(slip["statistic"]) if slip["statistic"] in item.stats else -1
+        return slip["statistic"] if item.column == slip["column"] and k >= 0 and item.published[k] is not None \
+            else None
+    return slip["column"] if slip["column"] in item.columns and \
+        item.stats[item.columns.index(slip["column"])] == slip["statistic"] else None
 
 
 def rows() -> list[Row]:

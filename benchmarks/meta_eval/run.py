@@ -3,19 +3,20 @@
     .venv/bin/python benchmarks/meta_eval/run.py --data ../shared/data --out benchmarks/meta_eval
 
 writes `results.md` and `results.json`: one entry per *cell* (one printed r, ρ, accuracy or τ, or in the listing
-tables one printed system name, rank difference, count or score) with the published
-value, ours, whether they are equal at 3 decimals and, for an unequal cell, either the named switch (`SWITCHES`)
-that reproduces it or `unexplained: <what was tried>`. Counts are per paper and table, in cells. Sentence scores go
-through the meta-evaluation cache (`--cache-dir`, default `$GECSCORE_CACHE/meta_eval` or
-`~/.cache/gecscore/meta_eval`), so a second run only re-aggregates. `--from-json results.json` rebuilds the table from
-a previous run's values without scoring anything. Published values are typed from the papers' tables into
-`published/*.json`, with each row's protocol (sources in `docs/meta-evaluation.md`, section "Published values in the
-benchmarks").
+tables one printed system name, rank difference, count or score) with the published value and ours under the row's
+declared protocol. Each paper row declares one protocol in `published/*.json` (the base or one switch of `SWITCHES`,
+with its evidence) before anything is scored, and every cell of the row is judged under it: reproduced, a paper
+slip (named in the published data, shown by its evidence), not covered (no data on disk) or unexplained. The other
+switches tried on a cell are exploration: listed with their values, never counted. Counts are per paper and table,
+in cells. Sentence scores go through the meta-evaluation cache (`--cache-dir`, default `$GECSCORE_CACHE/meta_eval`
+or `~/.cache/gecscore/meta_eval`), so a second run only re-aggregates. `--from-json results.json` re-judges a
+previous run's values under today's declared protocols without scoring anything. Published values are typed from
+the papers' tables into `published/*.json`, with each row's protocol (sources in `docs/meta-evaluation.md`, section
+"Published values in the benchmarks").
 
 "ours" is always the benchmark's base protocol for the row (the `references`, `systems`, `aggregation` and `human`
-columns of the row; conventions in results.md's header). A *switch* is one documented change of that protocol (another
-edit source, code release, score file, reference convention, ...). A switch counts for a cell only if its value
-equals the published one at 3 decimals; every switch tried on a cell, reproducing or not, is listed with its value.
+columns of the row; conventions in results.md's header). A *switch* is one documented change of that protocol
+(another edit source, code release, score file, reference convention, ...).
 
 Beside this runner: `published.py` (the loader of `published/*.json`), `switches.py` (`SWITCHES`, `TRIED`),
 `listing_values.py`, `external.py` (score files and edits from outside our extraction), `evaluator.py`, `cells.py`
@@ -36,10 +37,12 @@ HERE = str(Path(__file__).resolve().parent)
 if HERE not in sys.path:
     sys.path.insert(0, HERE)
 
-from cells import all_cells, summarize, switch_summary, to_markdown  # noqa: E402
+from cells import (all_cells, best_of, declared_rows, exploration, headline, protocol_summary,  # noqa: E402
+                   summarize, to_markdown)
 from evaluator import Evaluator  # noqa: E402
 from listing_values import LISTING_COMPUTE  # noqa: E402
-from published import Listing, Row, listing_to_dict, listings, row_to_dict, rows  # noqa: E402
+from published import (Listing, Row, listing_from_dict, listing_to_dict, listings, row_from_dict,  # noqa: E402
+                       row_to_dict, rows)
 from switches import SWITCHES  # noqa: E402
 
 
@@ -66,6 +69,29 @@ def evaluate_listings(items: Sequence[Listing], ev: Evaluator) -> list[dict]:
     return out
 
 
+def redeclared(previous: dict, current_rows: Sequence[Row], current_listings: Sequence[Listing]
+               ) -> tuple[list[dict], list[dict]]:
+    """A stored results.json's values with today's published data (declared protocols, slips, evidence): the stored
+    rows and listings must be today's, in order and with the same printed cells; switch values that today's data no
+    longer lists are dropped, and one it lists that the stored run did not compute is an error (re-run it)."""
+    def refreshed(stored: list[dict], current: Sequence, key: str, to_dict, from_dict) -> list[dict]:
+        if len(stored) != len(current):
+            raise ValueError(f"{len(stored)} stored {key}s, {len(current)} published: re-run without --from-json")
+        out = []
+        for item, now in zip(stored, current):
+            old = from_dict(item[key])
+            same = (old.paper, old.table, old.name, old.published) == (now.paper, now.table, now.name, now.published)
+            missing = set(now.switches) - set(item["switches"])
+            if not same or missing:
+                raise ValueError(f"{now.paper} {now.table} {now.name}: the stored values are not today's published "
+                                 f"row (or lack switches {sorted(missing)}): re-run without --from-json")
+            out.append({key: to_dict(now), "ours": item["ours"],
+                        "switches": {name: item["switches"][name] for name in now.switches}})
+        return out
+    return (refreshed(previous["rows"], current_rows, "row", row_to_dict, row_from_dict),
+            refreshed(previous.get("listings", []), current_listings, "listing", listing_to_dict, listing_from_dict))
+
+
 def selected(items: Sequence, only: Sequence[str] | None) -> list:
     """The rows or listings whose "paper table" contains one of `only` (all of them when `only` is empty)."""
     return [x for x in items if not only or any(t in f"{x.paper} {x.table}" for t in only)]
@@ -87,8 +113,8 @@ def main(argv: list[str] | None = None) -> int:
     started = time.time()
     if args.from_json:
         previous = json.loads(args.from_json.read_text(encoding="utf-8"))
-        evaluated, metric_scores = previous["rows"], previous.get("metric_scores", {})
-        listed = previous.get("listings", [])
+        evaluated, listed = redeclared(previous, selected(rows(), args.only), selected(listings(), args.only))
+        metric_scores = previous.get("metric_scores", {})
     else:
         if not args.data:
             parser.error("--data is required unless --from-json is given")
@@ -100,14 +126,17 @@ def main(argv: list[str] | None = None) -> int:
         metric_scores = ev.metric_scores
     payload = {"rows": evaluated, "listings": listed}
     cells = all_cells(payload)
-    payload = {"summary": summarize(cells), "switches": switch_summary(cells), "cells": cells, **payload,
-               "metric_scores": metric_scores}
+    declared = declared_rows(payload, cells)
+    summary = summarize(cells)
+    payload = {"summary": summary, "headline": headline(summary), "protocols": protocol_summary(declared),
+               "declared": declared, "exploration": exploration(cells), "best_of": best_of(cells), "cells": cells,
+               **payload, "metric_scores": metric_scores}
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / "results.json").write_text(json.dumps(payload, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
-    (args.out / "results.md").write_text(to_markdown(cells), encoding="utf-8")
+    (args.out / "results.md").write_text(to_markdown(cells, declared), encoding="utf-8")
     for s in payload["summary"]:
-        print(f"{s['paper']} {s['table']}: {s['cells']} cells, {s['equal']} equal, {s['switch']} switch, "
-              f"{s['unexplained']} unexplained")
+        print(f"{s['paper']} {s['table']}: {s['cells']} cells, {s['covered']} covered, {s['reproduced']} reproduced, "
+              f"{s['slip']} slips, {s['unexplained']} unexplained")
     print(f"wall time {time.time() - started:.0f}s", file=sys.stderr)
     return 0
 

@@ -60,7 +60,8 @@ def register(subparsers: Any) -> None:
     extra.add_argument("--baseline-option", action="append", default=[], metavar="KEY=VALUE",
                        help="option of the baseline metric (repeatable), read like --metric-option")
     extra.add_argument("--pairs", action="store_true", help="agreement per system pair: sentence level per "
-                       "judgment set (UOT-ERRANT Figure 6) and system level per human score")
+                       "judgment set (UOT-ERRANT Figure 6) and per pair of human ranks (gec-metrics' "
+                       "pairwise_analysis), system level per human score")
     extra.add_argument("--top-k", type=int, metavar="MIN_K", help="correlation over the K best systems by each "
                        "human score, K = all systems down to MIN_K (PT-M2 Figure 2 uses 4)")
     extra.add_argument("--search", metavar="OPTION=VALUES", help="grid search over a metric option, e.g. "
@@ -119,6 +120,10 @@ def format_analyses(analyses: dict[str, Any], metric: str, baseline: str | None)
         lines += ["", f"agreement by system pair, judgments {name}: accuracy {matrix.accuracy:.3f}; lowest pairs:"]
         lines += [f"  {names[i]} / {names[j]}: {rate:.3f} ({matrix.agree[i, j]}/{matrix.total[i, j]})"
                   for rate, i, j in worst[:5]]
+    for name, agreement in analyses.get("rank_pairs", {}).items():
+        lines += ["", f"agreement by pair of human ranks, judgments {name} (better rank / worse rank):"]
+        lines += [f"  {better} / {worse}: {rate:.3f} ({agree}/{total})" for (better, worse), rate, agree, total
+                  in zip(agreement.pairs, agreement.rates, agreement.agree, agreement.total)]
     for name, agreement in analyses.get("system_pairs", {}).items():
         lines.append(f"system pairs ordered as {name}: {agreement.agree}/{agreement.total} = {agreement.accuracy:.3f}")
     if "top_k" in analyses:
@@ -236,7 +241,7 @@ def _run(args: argparse.Namespace) -> int:
 def _analyses(args: argparse.Namespace, options: dict[str, Any], metric: Any, baseline: Any, data: Any, result: Any,
               baseline_result: Any, cache: Any, progress: bool) -> dict[str, Any]:
     """Run the analyses asked for on the command line (name → result objects)."""
-    from gecscore.meta_eval.agreement import pair_agreement, system_pair_agreement
+    from gecscore.meta_eval.agreement import pair_agreement, rank_pair_agreement, system_pair_agreement
     from gecscore.meta_eval.runner import score_systems
     from gecscore.meta_eval.topk import top_k_correlations
     from gecscore.meta_eval.williams import compare_metrics
@@ -252,6 +257,9 @@ def _analyses(args: argparse.Namespace, options: dict[str, Any], metric: Any, ba
                 sentence = {s: scores[s].sentence for s in systems}
                 analyses[key] = {name: pair_agreement(items, sentence, systems)
                                  for name, items in data.judgments.items()}
+                if key == "pairs":
+                    analyses["rank_pairs"] = {name: rank_pair_agreement(items, sentence, systems)
+                                              for name, items in data.judgments.items()}
         analyses["system_pairs"] = {h: system_pair_agreement(result.metric_scores, human, systems)
                                     for h, human in result.human_scores.items()}
     if args.top_k is not None:
@@ -292,8 +300,8 @@ def _search(args: argparse.Namespace, options: dict[str, Any], param: str, value
 
 def _plot_analyses(directory: Path, stem: str, analyses: dict[str, Any], metric: str, baseline: str | None) -> None:
     """PNG + SVG of each analysis."""
-    from gecscore.meta_eval.plots import (cross_validation_plot, pair_agreement_plot, search_plot, system_pair_plot,
-                                          top_k_plot)
+    from gecscore.meta_eval.plots import (cross_validation_plot, pair_agreement_plot, rank_pair_plot, search_plot,
+                                          system_pair_plot, top_k_plot)
 
     for name, matrix in analyses.get("pairs", {}).items():
         pair_agreement_plot(directory / f"{stem}_{name}_pairs.png", matrix, title=f"{metric}: judgments {name}")
@@ -301,6 +309,9 @@ def _plot_analyses(directory: Path, stem: str, analyses: dict[str, Any], metric:
             pair_agreement_plot(directory / f"{stem}_{name}_pairs_vs_{_stem(str(baseline))}.png", matrix,
                                 baseline=analyses["baseline_pairs"][name],
                                 title=f"{metric} minus {baseline}: judgments {name}")
+    for name, agreement in analyses.get("rank_pairs", {}).items():
+        rank_pair_plot(directory / f"{stem}_{name}_rank_pairs.png", agreement,
+                       title=f"{metric}: judgments {name}, agreement by pair of human ranks")
     for name, agreement in analyses.get("system_pairs", {}).items():
         system_pair_plot(directory / f"{stem}_{name}_system_pairs.png", agreement,
                          title=f"{metric} vs human {name}: {agreement.agree}/{agreement.total} pairs ordered alike")

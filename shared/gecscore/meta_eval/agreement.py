@@ -2,7 +2,9 @@
 
 `pair_agreement` is the paper's analysis: SEEDA's sentence-level pairwise agreement (`correlate.sentence_agreement`,
 same pairs and tie rules) counted separately for every pair of systems. `system_pair_agreement` asks the same
-of the system scores: does the metric order each pair of systems as the human scores do?
+of the system scores: does the metric order each pair of systems as the human scores do? `rank_pair_agreement` is
+gec-metrics' `pairwise_analysis`: the same sentence-level agreement counted per pair of human ranks (rank 1 against
+rank 2, 1 against 3, ...), which shows whether a metric separates clear cases better than close ones.
 """
 
 from __future__ import annotations
@@ -90,3 +92,40 @@ def system_pair_agreement(metric: Mapping[str, float], human: Mapping[str, float
     if total == 0:
         raise ValueError(f"the human scores tie on every pair of {list(systems)}")
     return SystemPairAgreement(tuple(systems), matrix, agree, total)
+
+
+@dataclass(frozen=True)
+class RankPairAgreement:
+    """Sentence-level agreements and non-tied human pairs per pair of human ranks `(better, worse)`, in rank order."""
+
+    pairs: tuple[tuple[int, int], ...]
+    agree: tuple[int, ...]
+    total: tuple[int, ...]
+
+    @property
+    def rates(self) -> list[float]:
+        """Agreement rate of each rank pair, aligned with `pairs`."""
+        return [a / t for a, t in zip(self.agree, self.total)]
+
+    @property
+    def accuracy(self) -> float:
+        """Agreement over every pair: `sentence_agreement`'s accuracy."""
+        return sum(self.agree) / sum(self.total)
+
+
+def rank_pair_agreement(items: Sequence[RankingItem], sentence_scores: Mapping[str, Sequence[float]],
+                        systems: Sequence[str]) -> RankPairAgreement:
+    """Per pair of human ranks, how often the sentence scores order the two systems as the annotator did
+    (`sentence_agreement`'s pairs and tie rules; gec-metrics' `pairwise_analysis`)."""
+    agree: dict[tuple[int, int], int] = {}
+    total: dict[tuple[int, int], int] = {}
+    for item in items:
+        for sentence, a, b, human in human_pairs([item], systems):
+            pair = (min(item.ranks[a], item.ranks[b]), max(item.ranks[a], item.ranks[b]))
+            metric = 1 if sentence_scores[a][sentence] > sentence_scores[b][sentence] else -1
+            total[pair] = total.get(pair, 0) + 1
+            agree[pair] = agree.get(pair, 0) + (metric == human)
+    if not total:
+        raise ValueError(f"no non-tied human pairs among systems {list(systems)}")
+    pairs = tuple(sorted(total))
+    return RankPairAgreement(pairs, tuple(agree[p] for p in pairs), tuple(total[p] for p in pairs))

@@ -12,7 +12,7 @@ import numpy as np
 from gecscore.meta_eval.correlate import WindowCorrelation
 
 if TYPE_CHECKING:
-    from gecscore.meta_eval.agreement import PairAgreementMatrix, SystemPairAgreement
+    from gecscore.meta_eval.agreement import PairAgreementMatrix, RankPairAgreement, SystemPairAgreement
     from gecscore.meta_eval.search import CrossValidatedSearch, GridSearch
     from gecscore.meta_eval.topk import TopKCorrelation
 
@@ -161,3 +161,24 @@ def cross_validation_plot(path: str | Path, search: CrossValidatedSearch, *, tit
     ax.set_xticks(list(xs), [r.held_out for r in search.rounds], rotation=30, ha="right")
     ax.legend(fontsize=8, loc="lower right")
     return _finish(fig, ax, path, "held-out fold", search.key, title, svg=True)
+
+
+def rank_pair_plot(path: str | Path, agreement: RankPairAgreement, *, title: str = "") -> Path:
+    """gec-metrics' `pairwise_analysis_plot`: agreement per pair of human ranks, better rank (A) down, worse rank (B)
+    across, blank where no pair of those ranks was compared."""
+    plt = _pyplot()
+    better = sorted({b for b, _ in agreement.pairs})
+    worse = sorted({w for _, w in agreement.pairs})
+    values = np.full((len(better), len(worse)), np.nan)
+    for (b, w), rate in zip(agreement.pairs, agreement.rates):
+        values[better.index(b), worse.index(w)] = rate
+    fig, ax = plt.subplots(figsize=(1.8 + 0.6 * len(worse), 1.2 + 0.5 * len(better)))
+    image = ax.imshow(np.ma.masked_invalid(values), cmap="coolwarm", vmin=0.0, vmax=1.0)
+    for i, j in zip(*np.nonzero(~np.isnan(values))):
+        ax.text(j, i, f"{values[i, j]:.2f}", ha="center", va="center", fontsize=8)
+    ax.set_xticks(range(len(worse)), worse)
+    ax.set_yticks(range(len(better)), better)
+    ax.xaxis.set_label_position("top")
+    ax.xaxis.tick_top()
+    fig.colorbar(image, ax=ax, label="agreement")
+    return _finish(fig, ax, path, "rank B (worse)", "rank A (better)", title, svg=True, grid=False)
