@@ -69,6 +69,14 @@ def reference_flags(scorer: BERTScorer, groups: Sequence[Sequence[str]]) -> list
             for i, k, n in found if n > scorer.window]
 
 
+def check_models(options: Mapping[str, Any]) -> None:
+    """Raise now, without loading weights, the error a run with `options` would raise loading its encoder (the
+    Trainer hook asks every metric when it is built)."""
+    from gecscore.common.encoders import check_loadable
+
+    check_loadable(SPEC.resolve(options)["model"])
+
+
 def statistics_systems(sources: Sequence[str], systems: Mapping[str, Sequence[str]],
                        references: Sequence[Any] | None = None, *, progress: bool = False,
                        **options: Any) -> dict[str, BERTScoreStatistics]:

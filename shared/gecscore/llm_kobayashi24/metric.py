@@ -90,6 +90,19 @@ def judge_systems(sources: Sequence[str], systems: Mapping[str, Sequence[str]], 
     return judged
 
 
+def check_models(options: Mapping[str, Any]) -> None:
+    """Raise now what building the judge would raise, without loading weights or calling the endpoint: a local
+    model that cannot be loaded, an endpoint without an API key (the Trainer hook asks when it is built)."""
+    from gecscore.common.encoders import check_loadable
+
+    opts = SPEC.resolve(options)
+    model = opts["model"] or DEFAULT_MODELS[opts["backend"]]
+    if opts["backend"] == "endpoint":
+        ChatEndpoint(model, base_url=opts["base_url"], api_key=opts["api_key"], seed=opts["judge_seed"])
+    else:
+        check_loadable(model, revision=opts["revision"])
+
+
 def backend_for(opts: Mapping[str, Any]) -> Backend:
     """The judge the options name."""
     model = opts["model"] or DEFAULT_MODELS[opts["backend"]]
