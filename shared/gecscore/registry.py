@@ -128,7 +128,7 @@ def allowed_options(name: str) -> tuple[str, ...]:
     preset = PRESETS[name]
     if preset.options_allowed is None:
         return tuple(o for o in settings if o not in preset.fixed)
-    shared = tuple(o.name for o in input_options() if o.name not in preset.options_allowed)
+    shared = tuple(o.name for o in input_options() if o.name not in preset.options_allowed and o.name in settings)
     return preset.options_allowed + shared
 
 
