@@ -4,6 +4,7 @@ part of the key separates, two processes writing at once, and a corrupt file is 
 from __future__ import annotations
 
 import json
+import multiprocessing
 import os
 import sqlite3
 import subprocess
@@ -193,6 +194,47 @@ def test_two_processes_writing_at_once_leave_a_consistent_cache(tiny_bert, tmp_p
     for i, share in enumerate(shares):  # one text per forward: every process computed the same bits
         own = np.load(tmp_path / f"w{i}.npy")
         assert all(stored[text].tobytes() == own[j].tobytes() for j, text in enumerate(share))
+
+
+def _open_at_once(folder: str, barrier) -> None:
+    barrier.wait()
+    EmbeddingCache(Path(folder), "model", {"model": "m"})
+
+
+def test_many_processes_opening_one_new_file_at_once_all_open_it(tmp_path):
+    # SQLite answers BUSY without waiting where two fresh connections both turn a new file to WAL; about one open in
+    # a hundred failed so before the cache retried it: 8 processes on each of 25 new files make that failure certain.
+    context = multiprocessing.get_context("fork")
+    failures = 0
+    for trial in range(25):
+        barrier = context.Barrier(8)
+        workers = [context.Process(target=_open_at_once, args=(str(tmp_path / str(trial)), barrier))
+                   for _ in range(8)]
+        for worker in workers:
+            worker.start()
+        for worker in workers:
+            worker.join(timeout=120)
+        failures += sum(worker.exitcode != 0 for worker in workers)
+    assert failures == 0
+
+
+def test_busy_is_waited_out_and_any_other_error_raised_at_once(monkeypatch):
+    attempts = []
+
+    def step(errors: list[str]):
+        def run():
+            attempts.append(1)
+            if errors:
+                raise sqlite3.OperationalError(errors.pop(0))
+            return "done"
+        return run
+
+    assert embedding_cache._retry_busy(step(["database is locked"] * 3)) == "done" and len(attempts) == 4
+    with pytest.raises(sqlite3.OperationalError, match="disk I/O error"):
+        embedding_cache._retry_busy(step(["disk I/O error", "database is locked"]))
+    monkeypatch.setattr(embedding_cache, "BUSY_TIMEOUT_S", 0.05)
+    with pytest.raises(sqlite3.OperationalError, match="locked"):
+        embedding_cache._retry_busy(step(["database is locked"] * 1000))
 
 
 # ---------------------------------------------------------------------------------------------------

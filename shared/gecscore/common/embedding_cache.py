@@ -22,12 +22,14 @@ import hashlib
 import importlib.metadata
 import json
 import os
+import random
 import re
 import sqlite3
 import threading
+import time
 import zlib
 from pathlib import Path
-from typing import Any, Iterator, Sequence, Union
+from typing import Any, Callable, Iterator, Sequence, TypeVar, Union
 
 import numpy as np
 
@@ -46,6 +48,7 @@ _ON = {"1", "true", "yes", "on"}
 _OFF = {"0", "false", "no", "off"}
 
 DiskCacheSetting = Union[str, os.PathLike, bool, None]
+T = TypeVar("T")
 
 
 class EmbeddingCacheError(OSError):
@@ -149,9 +152,9 @@ class EmbeddingCache:
             connection = self._connect()
             for start in range(0, len(texts), _CHUNK):
                 chunk = [_text_key(text) for text in texts[start:start + _CHUNK]]
-                rows = connection.execute(
+                rows = _retry_busy(lambda: connection.execute(
                     f"SELECT text, shape, data, checksum FROM outputs WHERE kind = ? AND text IN "
-                    f"({', '.join('?' * len(chunk))})", [label, *chunk]).fetchall()
+                    f"({', '.join('?' * len(chunk))})", [label, *chunk]).fetchall())
                 for key, shape, data, checksum in rows:
                     found[key.decode("utf-8", "surrogatepass")] = self._decode(shape, data, checksum)
         return found
@@ -206,6 +209,19 @@ class EmbeddingCache:
         connection = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_S, isolation_level=None,
                                      check_same_thread=False)
         try:
+            stored = _retry_busy(lambda: self._set_up(connection))
+        except BaseException:
+            connection.close()
+            raise
+        if stored is None or stored[0] != _canonical(self.identity):
+            connection.close()
+            raise self._error("it holds the outputs of another model or setting")
+        self._connection, self._pid = connection, os.getpid()
+        return connection
+
+    def _set_up(self, connection: sqlite3.Connection) -> tuple[str] | None:
+        """Turn on WAL, create the tables and the identity row if they are missing; the stored identity row."""
+        try:
             connection.execute("PRAGMA journal_mode=WAL")
             connection.execute("PRAGMA synchronous=NORMAL")  # with WAL: a crash may lose the last write, never tear
             connection.execute("BEGIN IMMEDIATE")
@@ -216,14 +232,12 @@ class EmbeddingCache:
             connection.execute("INSERT OR IGNORE INTO meta VALUES ('identity', ?)", [_canonical(self.identity)])
             stored = connection.execute("SELECT value FROM meta WHERE key = 'identity'").fetchone()
             connection.execute("COMMIT")
-        except BaseException:
-            connection.close()
+        except sqlite3.Error:
+            if connection.in_transaction:
+                with contextlib.suppress(sqlite3.Error):
+                    connection.rollback()
             raise
-        if stored is None or stored[0] != _canonical(self.identity):
-            connection.close()
-            raise self._error("it holds the outputs of another model or setting")
-        self._connection, self._pid = connection, os.getpid()
-        return connection
+        return stored
 
     @contextlib.contextmanager
     def _guard(self, writing: bool = False) -> Iterator[None]:
@@ -245,6 +259,28 @@ class EmbeddingCache:
         return EmbeddingCacheError(
             f"embedding cache file {self.path} cannot be used: {problem}. Delete it (with its -wal and -shm files) "
             f"to start it afresh, or turn the cache off (unset {EMBEDDING_CACHE_ENV}, disk_cache=False)")
+
+
+def _busy(error: sqlite3.OperationalError) -> bool:
+    """SQLITE_BUSY: another connection holds the lock (the code where Python reports it, else SQLite's message)."""
+    code = getattr(error, "sqlite_errorcode", None)
+    return code == 5 if code is not None else "database is locked" in str(error)
+
+
+def _retry_busy(step: Callable[[], T]) -> T:
+    """`step`, again after a short sleep while it fails with SQLITE_BUSY, for at most BUSY_TIMEOUT_S.
+
+    Why: SQLite answers BUSY at once, without waiting its busy timeout, where waiting could deadlock: two fresh
+    connections that both turn a new file to WAL, or both escalate a read lock. One of them must back off."""
+    deadline, pause = time.monotonic() + BUSY_TIMEOUT_S, 0.002
+    while True:
+        try:
+            return step()
+        except sqlite3.OperationalError as error:
+            if not _busy(error) or time.monotonic() + pause > deadline:
+                raise
+        time.sleep(pause * (0.5 + random.random()))
+        pause = min(pause * 2, 0.25)
 
 
 class _Unwritable(Exception):
