@@ -1,12 +1,19 @@
-"""Helpers of the ecosystem tests: a tiny random BART with a toy GEC data set, and a stand-in standard metric."""
+"""Helpers of the ecosystem tests: a tiny random BART with a toy GEC data set, a stand-in standard metric, and
+two CPU ranks under torchrun."""
 
 from __future__ import annotations
 
+import os
+import signal
+import subprocess
+import sys
 import textwrap
 from pathlib import Path
 from typing import Any
 
-from conftest import build_tiny_model
+import pytest
+
+from conftest import REPO, build_tiny_model
 
 SOURCES = ["he go to school yesterday .", "i has a apple .", "she buyed some apples .", "the cat are here .",
            "they was at school .", "he have a dog ."]
@@ -77,3 +84,28 @@ def write_exact_match(directory: Path) -> Path:
     path.mkdir()
     (path / "exact_match.py").write_text(EXACT_MATCH)
     return path
+
+
+def run_torchrun(script: Path, arguments: list[str], cwd: Path, timeout: int = 480) -> str:
+    """Run `script` on two CPU ranks (`torchrun --standalone --nproc_per_node=2`, one thread each, tests/ on the
+    path) and return its log; the whole process group is killed on a timeout or when the test is interrupted."""
+    torchrun = Path(sys.executable).with_name("torchrun")
+    if not torchrun.exists():
+        pytest.skip("torchrun is not installed beside this Python")
+    env = {**os.environ, "OMP_NUM_THREADS": "1", "TOKENIZERS_PARALLELISM": "false",
+           "PYTHONPATH": os.pathsep.join([str(REPO / "tests"), os.environ.get("PYTHONPATH", "")])}
+    command = [str(torchrun), "--standalone", "--nproc_per_node=2", str(script), *arguments]
+    process = subprocess.Popen(command, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                               text=True, start_new_session=True)  # its own process group: killed as a whole
+    try:
+        log, _ = process.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        log, _ = process.communicate()
+        pytest.fail(f"torchrun did not finish in {timeout} s:\n{log[-6000:]}")
+    finally:
+        if process.poll() is None:  # the test itself was interrupted (pytest-timeout, Ctrl-C)
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
+    assert process.returncode == 0, log[-6000:]
+    return log

@@ -3,13 +3,8 @@
 
 import contextlib
 import json
-import os
-import signal
-import subprocess
-import sys
 import textwrap
 import warnings
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -230,12 +225,9 @@ WORKER = textwrap.dedent('''
 def two_ranks(shared_data, tiny_bert, tmp_path_factory):
     """Run the worker on two CPU ranks under torchrun; the ranks' JSON outputs and the models' paths."""
     pytest.importorskip("accelerate", reason="transformers' Trainer needs accelerate")
-    torchrun = Path(sys.executable).with_name("torchrun")
-    if not torchrun.exists():
-        pytest.skip("torchrun is not installed beside this Python")
     tmp = tmp_path_factory.mktemp("two-ranks")
     qe = build_tiny_model(tmp / "qe", "bert", num_labels=1)
-    from ecosystem_helpers import tiny_seq2seq
+    from ecosystem_helpers import run_torchrun, tiny_seq2seq
 
     model, tokenizer = tiny_seq2seq(tmp / "bart-build")
     model.save_pretrained(tmp / "bart")
@@ -244,23 +236,8 @@ def two_ranks(shared_data, tiny_bert, tmp_path_factory):
     script.write_text(WORKER)
     out = tmp / "out"
     out.mkdir()
-    env = {**os.environ, "OMP_NUM_THREADS": "1", "TOKENIZERS_PARALLELISM": "false",
-           "PYTHONPATH": os.pathsep.join([str(REPO / "tests"), os.environ.get("PYTHONPATH", "")])}
-    command = [str(torchrun), "--standalone", "--nproc_per_node=2", str(script), str(out), str(REPO / "tests"),
-               str(shared_data), str(tiny_bert), str(qe), str(tmp / "bart")]
-    process = subprocess.Popen(command, cwd=tmp, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                               text=True, start_new_session=True)  # its own process group: killed as a whole
-    try:
-        log, _ = process.communicate(timeout=480)
-    except subprocess.TimeoutExpired:
-        os.killpg(process.pid, signal.SIGKILL)
-        log, _ = process.communicate()
-        pytest.fail(f"torchrun did not finish in 480 s:\n{log[-6000:]}")
-    finally:
-        if process.poll() is None:  # the test itself was interrupted (pytest-timeout, Ctrl-C)
-            os.killpg(process.pid, signal.SIGKILL)
-            process.wait()
-    assert process.returncode == 0, log[-6000:]
+    run_torchrun(script, [str(out), str(REPO / "tests"), str(shared_data), str(tiny_bert), str(qe),
+                          str(tmp / "bart")], tmp)
     return {"ranks": [json.loads((out / f"rank{r}.json").read_text()) for r in (0, 1)],
             "trainer": [json.loads((out / f"trainer{r}.json").read_text()) for r in (0, 1)],
             "errors": [json.loads((out / f"errors{r}.json").read_text()) for r in (0, 1)],

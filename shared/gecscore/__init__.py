@@ -12,15 +12,16 @@ from typing import Any
 from gecscore.shipped import app_path, script_path
 
 __all__ = [
-    "Leaderboard", "__version__", "app_path", "compare", "script_path",
+    "Leaderboard", "__version__", "app_path", "compare", "rerank", "score_dataset", "script_path",
     # public modules
-    "bertscore", "cleme2", "common", "evaluate_module", "gleu", "gotoscorer", "green", "impara_ged", "integrations",
-    "leaderboard", "llm_kobayashi24", "meta_eval", "pt_m2", "registry", "scribendi", "sharding", "some", "training",
-    "uot_errant",
+    "bertscore", "cleme2", "common", "dataset_scoring", "evaluate_module", "gleu", "gotoscorer", "green", "impara_ged",
+    "integrations", "leaderboard", "llm_kobayashi24", "meta_eval", "pt_m2", "registry", "reranking", "rewards",
+    "scribendi", "sentence_scorer", "sharding", "some", "training", "uot_errant",
 ]
 __version__ = "0.1.0"
 #: Names loaded on first use, so that `import gecscore` stays light: name -> the module that defines it.
-_LAZY = {"compare": "gecscore.leaderboard", "Leaderboard": "gecscore.leaderboard"}
+_LAZY = {"compare": "gecscore.leaderboard", "Leaderboard": "gecscore.leaderboard", "rerank": "gecscore.reranking",
+         "score_dataset": "gecscore.dataset_scoring"}
 
 
 def __getattr__(name: str) -> Any:

@@ -30,8 +30,13 @@ OVER_TRANSPORT = "over-transport"
 INCONSISTENT_COUNTS = "inconsistent counts"  # more correct edits than proposed or gold ones (PT-M2, M²)
 UNREADABLE_JUDGEMENT = "unreadable judgement"  # an LLM judge's answer without the scores asked for (LLM-S/E)
 NOT_JUDGED = "not judged"  # a correction left out of the five an LLM judge scores together (LLM-S/E)
+# Only where sentence scores are rewards or utilities (`gecscore.sentence_scorer`, lenient): model output the input
+# layer or the metric would refuse, scored 0 instead of stopping a training run.
+REFUSED = "refused"
+CLIPPED = "clipped"  # a sentence score outside its metric's declared interval, clipped into it
+NO_SCORE = "no score"  # a sentence the metric gave no finite score (None or NaN), valued 0
 REASONS = (EMPTY_PREDICTION, TRUNCATED, DEGENERATE_TRANSPORT, OVER_TRANSPORT, NOISE_WEIGHTS, ZERO_WEIGHT_EDITS,
-           INCONSISTENT_COUNTS, UNREADABLE_JUDGEMENT, NOT_JUDGED)
+           INCONSISTENT_COUNTS, UNREADABLE_JUDGEMENT, NOT_JUDGED, REFUSED, CLIPPED, NO_SCORE)
 
 
 class DegenerateOutputWarning(UserWarning):

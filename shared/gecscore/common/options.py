@@ -206,6 +206,18 @@ class MetricSpec:
     #: Before a variant's evaluate config name when the bare variant name is a registry name of another
     #: computation (PT-M2's `m2` is BERTScore-weighted; the registry's `m2` is plain M²): `pt-m2`.
     config_prefix: str = ""
+    #: Settings (option, values) under which a system's scores depend on the other systems scored in the same run
+    #: (GoToScorer's weights estimated from the systems), so that one system's sentences cannot be scored alone.
+    several_systems: tuple[tuple[str, tuple[Any, ...]], ...] = ()
+    #: The interval of a sentence's `score` in robust mode, mapped linearly onto [0, 1] where a sentence score is a
+    #: reward or a utility (`gecscore.sentence_scorer`); a score outside it is clipped there and counted.
+    score_range: tuple[float, float] = (0.0, 1.0)
+    #: The same in the published mode (`robust=False`); None: `score_range`.
+    published_score_range: tuple[float, float] | None = None
+
+    def sentence_range(self, robust: bool) -> tuple[float, float]:
+        """The interval of a sentence's `score` in this mode (see `score_range`)."""
+        return self.score_range if robust or self.published_score_range is None else self.published_score_range
 
     def __post_init__(self) -> None:
         names = [o.name for o in self.options]

@@ -56,6 +56,7 @@ SPEC = MetricSpec(
                choices=(0, 1, 2, 3), kind="output"),
         Option("progress", "bool", False, "show progress bars", kind="output"),
     ),
+    several_systems=(("weights", ("systems",)),),
     unshardable=(
         Unshardable((), "a weight file holds the weights of the whole corpus, sentence by sentence; score it whole",
                     unless=(("weights", WEIGHT_MODES),)),

@@ -25,6 +25,7 @@ SPEC = MetricSpec(
     variants=("sent", "edit"),
     runner="gecscore.llm_kobayashi24.metric",
     reference_free=True,
+    published_score_range=(1.0, 5.0),
     sentence_option="sentence_scores",
     sentence_fields=(
         ("judgement", "the LLM's 1-5 score of the sentence (None: not judged or its answer unreadable; see "

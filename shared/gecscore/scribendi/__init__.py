@@ -16,6 +16,7 @@ SPEC = MetricSpec(
     variants=(),
     runner="gecscore.scribendi.metric",
     reference_free=True,
+    score_range=(-1.0, 1.0),
     sentence_option="sentence_scores",
     sentence_fields=(
         ("scribendi", "the sentence's score: 0 unchanged, 1 accepted, −1 rejected; equal to `score`"),

@@ -1,0 +1,215 @@
+"""One metric's sentence scores as numbers in [0, 1], for batches of independent sentences: the core of the TRL
+rewards (`gecscore.rewards`), n-best reranking and MBR (`gecscore.reranking`) and dataset scoring
+(`gecscore.dataset_scoring`).
+
+`SentenceScorer(metric, **options)` checks everything that can be checked before the first batch: the metric's name
+and options (the registry's schema), that its statistics do not depend on the rest of the corpus (the rule
+`gecscore.sharding` applies) nor on other systems, and that its models can be loaded. `score(sources, predictions,
+references)` then gathers the statistics of the batch's distinct (source, prediction, references) rows in one run
+(the input layer, edits, encoder forwards: `registry.statistics_systems`) and scores each row as a corpus of its own
+(`registry.score` of that row's statistics, which reports nothing): a row's value is its sentence record's `score`
+when it is scored alone, so it never depends on the batch. That matters where the records of a full run choose a
+sentence's reference greedily, given the sentences before it (M², corpus-level PT-ERRANT and CLEME): alone, a
+sentence takes its own best reference. The scores are then mapped from the metric's declared interval
+(`MetricSpec.sentence_range`) onto [0, 1].
+
+Repeated work is not repeated: the ERRANT parses and edit lists and the encoder outputs of the metrics live in
+bounded LRU caches of the process (`gecscore.common.edits`, `gecscore.common.encoders`), so a source or reference
+seen in an earlier batch is neither parsed nor encoded again, and duplicate rows within a batch are scored once.
+
+`lenient=True` (the rewards' mode) is for model output nobody has checked: a prediction that the input layer would
+refuse (a control character, text that is not valid Unicode, more tokens than `max_tokens`, a change run longer
+than `max_changed_run`), or that makes the metric refuse its row, gets the lowest value, 0, and a record saying why;
+whitespace runs (newlines, tabs) become single spaces first. Without it, such input raises as in `registry.run`.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any, Mapping, Sequence
+
+from gecscore import registry, sharding
+from gecscore.common.degenerate import CLIPPED, NO_SCORE, REFUSED, flag
+from gecscore.common.inputs import longest_changed_run
+from gecscore.common.text_input import control_character
+
+__all__ = ["ScoredBatch", "SentenceScorer", "check_references", "options_with"]
+
+
+@dataclass
+class ScoredBatch:
+    """One batch's values in [0, 1] (one per row), the metric's own sentence scores (None for a refused row) and
+    the degenerate-sentence records (batch indices, the input layer's, the metric's and the scorer's own:
+    `refused`, `clipped`, `no score`)."""
+
+    values: list[float]
+    scores: list[float | None]
+    degenerate: list[dict[str, Any]] = field(default_factory=list)
+
+    def counts(self) -> dict[str, int]:
+        """How many rows carry each degenerate reason."""
+        out: dict[str, int] = {}
+        for record in self.degenerate:
+            out[record["reason"]] = out.get(record["reason"], 0) + 1
+        return out
+
+
+class SentenceScorer:
+    """Sentence scores of one metric with fixed options, mapped onto [0, 1]; see the module docstring."""
+
+    def __init__(self, metric: str, *, lenient: bool = False, **options: Any) -> None:
+        self.metric = metric
+        self.spec = registry.spec(metric)
+        self.options = dict(options)
+        self.lenient = lenient
+        checked = registry.check_options(metric, self.options)
+        if any(checked.get(key) is not None for key in self.spec.replaces_sentences):
+            raise ValueError(f"{metric}: M2-file input ({', '.join(self.spec.replaces_sentences)}) cannot be scored "
+                             "sentence by sentence here; pass sentence lists")
+        try:
+            resolved = sharding.plan(metric, self.options).resolved
+        except sharding.NotShardableError as error:
+            raise ValueError(f"{error}: its sentence scores depend on the whole corpus, so they cannot be computed "
+                             "batch by batch") from None
+        for option, values in self.spec.several_systems:
+            if resolved.get(option) in values:
+                raise ValueError(f"{metric}: {option}={resolved[option]!r} takes its numbers from several systems "
+                                 "scored together, so one system's sentences cannot be scored batch by batch")
+        self.robust = bool(resolved.get("robust", False))
+        self.max_tokens = resolved.get("max_tokens")
+        self.max_changed_run = resolved.get("max_changed_run")
+        self.low, self.high = self.spec.sentence_range(self.robust)
+        registry.runner(metric).check_models(checked)
+        self.signature: str | None = None
+
+    @property
+    def reference_free(self) -> bool:
+        """Does the metric score without references?"""
+        return self.spec.reference_free
+
+    def score(self, sources: Sequence[str], predictions: Sequence[str],
+              references: Sequence[Sequence[str]] | None = None) -> ScoredBatch:
+        """Values in [0, 1] of every row (see the module docstring); `references` holds one list per row."""
+        n = len(predictions)
+        if len(sources) != n or (references is not None and len(references) != n):
+            raise ValueError(f"{n} predictions, {len(sources)} sources"
+                             + ("" if references is None else f", {len(references)} reference groups"))
+        refused: dict[int, str] = {}
+        if self.lenient:
+            predictions = [" ".join(text.split()) for text in predictions]
+            refused = {i: why for i, (src, text) in enumerate(zip(sources, predictions))
+                       if (why := self.refusal(src, text)) is not None}
+        rows: dict[tuple[Any, ...], int] = {}
+        for i in range(n):
+            if i not in refused:
+                rows.setdefault(self._key(sources, predictions, references, i), i)
+        firsts = list(rows.values())
+        scored, records = self._score_rows(sources, predictions, references, firsts, refused)
+        scores: list[float | None] = [None] * n
+        values = [0.0] * n
+        degenerate: list[dict[str, Any]] = []
+        for i in range(n):
+            if i in refused:
+                degenerate.append(flag(i, REFUSED, why=refused[i]))
+                continue
+            first = rows[self._key(sources, predictions, references, i)]
+            score = scored[first]
+            scores[i] = score
+            degenerate += [{**record, "index": i} for record in records.get(first, [])]
+            if score is None or not math.isfinite(score):
+                degenerate.append(flag(i, NO_SCORE, score=score))
+                continue
+            value = (score - self.low) / (self.high - self.low)
+            if not 0.0 <= value <= 1.0:
+                degenerate.append(flag(i, CLIPPED, score=score, range=[self.low, self.high]))
+                value = min(1.0, max(0.0, value))
+            values[i] = value
+        return ScoredBatch(values, scores, degenerate)
+
+    # -----------------------------------------------------------------------------------------------
+
+    @staticmethod
+    def _key(sources: Sequence[str], predictions: Sequence[str], references: Sequence[Sequence[str]] | None,
+             i: int) -> tuple[Any, ...]:
+        refs = () if references is None else tuple(references[i])
+        return sources[i], predictions[i], refs
+
+    def refusal(self, source: str, text: str) -> str | None:
+        """Why the input layer would refuse `text` as a prediction of `source` (None: it would not)."""
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError as error:
+            return f"not valid Unicode text (a lone surrogate at column {error.start + 1})"
+        problem = control_character(text)
+        if problem is not None:
+            return f"control character {problem[1]} at column {problem[0]}"
+        length = len(text.split())
+        if self.max_tokens is not None and length > self.max_tokens:
+            return f"{length} tokens, more than max_tokens={self.max_tokens}"
+        if self.max_changed_run is not None and not self.reference_free:
+            run = longest_changed_run(source, text) if length > self.max_changed_run else 0
+            if run > self.max_changed_run:
+                return f"changes {run} consecutive tokens, more than max_changed_run={self.max_changed_run}"
+        return None
+
+    def _score_rows(self, sources: Sequence[str], predictions: Sequence[str],
+                    references: Sequence[Sequence[str]] | None, rows: list[int], refused: dict[int, str]
+                    ) -> tuple[dict[int, float | None], dict[int, list[dict[str, Any]]]]:
+        """Sentence score and degenerate records of each row index in `rows`. Lenient: when the metric refuses the
+        batch, each row is scored alone and the rows it refuses join `refused`."""
+        try:
+            return self._run(sources, predictions, references, rows)
+        except ValueError:
+            if not self.lenient or len(rows) == 1:
+                raise
+        scores: dict[int, float | None] = {}
+        records: dict[int, list[dict[str, Any]]] = {}
+        for i in rows:
+            try:
+                one_scores, one_records = self._run(sources, predictions, references, [i])
+            except ValueError as error:
+                refused[i] = f"the metric refused it: {error}"
+                continue
+            scores.update(one_scores)
+            records.update(one_records)
+        return scores, records
+
+    def _run(self, sources: Sequence[str], predictions: Sequence[str], references: Sequence[Sequence[str]] | None,
+             rows: list[int]) -> tuple[dict[int, float | None], dict[int, list[dict[str, Any]]]]:
+        if not rows:
+            return {}, {}
+        refs = None if references is None else [list(references[i]) for i in rows]
+        stats = registry.statistics_systems(self.metric, [sources[i] for i in rows],
+                                            {"batch": [predictions[i] for i in rows]}, refs, **self.options)["batch"]
+        scores: dict[int, float | None] = {}
+        records: dict[int, list[dict[str, Any]]] = {}
+        for position, i in enumerate(rows):  # each sentence alone: its own reference choice, whatever the batch
+            result = registry.score(self.metric, stats.take([position]))
+            scores[i] = _number(result.sentences[0]["score"])
+            records[i] = [dict(record) for record in result.details.get("degenerate_sentences", [])]
+            self.signature = result.signature
+        return scores, records
+
+
+def _number(value: Any) -> float | None:
+    return None if value is None else float(value)
+
+
+def check_references(references: Any, n: int, name: str = "references") -> list[list[str]]:
+    """One list of reference strings per row (a plain string is one reference); `ValueError` naming the row."""
+    if isinstance(references, (str, bytes)) or not isinstance(references, Sequence) or len(references) != n:
+        raise ValueError(f"`{name}` must hold one reference or list of references per row ({n} rows)")
+    out = []
+    for i, group in enumerate(references):
+        group = [group] if isinstance(group, str) else group
+        if not isinstance(group, Sequence) or not group or not all(isinstance(r, str) for r in group):
+            raise ValueError(f"`{name}[{i}]` must be a string or a non-empty list of strings, got {group!r}")
+        out.append(list(group))
+    return out
+
+
+def options_with(defaults: Mapping[str, Any], metric: str, options: Mapping[str, Any]) -> dict[str, Any]:
+    """`options` with those of `defaults` that `metric` takes and the caller did not set."""
+    allowed = registry.allowed_options(metric)
+    return {**{k: v for k, v in defaults.items() if k in allowed}, **options}
