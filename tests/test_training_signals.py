@@ -443,3 +443,20 @@ def test_a_sentence_is_scored_as_it_is_alone_whatever_its_batch(shared_data):
     scorer = SentenceScorer("cleme2", weighting="none")
     assert scorer.score(rows["source"], rows["prediction"], references).scores == alone
     assert scorer.score(rows["source"][::-1], rows["prediction"][::-1], references[::-1]).scores == alone[::-1]
+
+
+@pytest.mark.parametrize("metric", ["llm-s", "llm-e"])
+def test_llm_judge_rewards_against_a_stub_endpoint(metric):
+    from llm_stub import stub_server
+
+    kept = [i for i in range(len(HOSTILE)) if i not in REFUSED]
+    with stub_server() as server:
+        endpoint = {"base_url": server.base_url, "api_key": "stub-key"}
+        reward = reward_function(metric, **endpoint)
+        values = reward(completions=HOSTILE, **columns(len(HOSTILE)))
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            expected = registry.run(metric, [SOURCES[0]] * len(kept), [" ".join(HOSTILE[i].split()) for i in kept],
+                                    robust=True, tokenize=True, normalize=True, **endpoint).sentence_scores()
+    assert all(isinstance(v, float) and 0.0 <= v <= 1.0 for v in values)
+    assert [values[i] for i in kept] == expected and all(values[i] == 0.0 for i in REFUSED)
