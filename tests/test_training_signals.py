@@ -105,8 +105,10 @@ def test_a_missing_or_misnamed_column_is_an_error_naming_it():
         reward(prompts=["p"], completions=["a ."], src=["a ."], references=[["a ."]])
     with pytest.raises(ValueError, match=r"no column 'references'.*references=COLUMN"):
         reward(prompts=["p"], completions=["a ."], source=["a ."], refs=[["a ."]])
-    with pytest.raises(ValueError, match=r"`references\[1\]` must be a string or a non-empty list"):
+    with pytest.raises(ValueError, match=r"`references\[1\]` is an empty list"):
         reward(completions=["a .", "b ."], source=["a .", "b ."], references=[["a ."], []])
+    with pytest.raises(ValueError, match=r"`sources\[1\]` has control character U\+0007"):  # data, not output
+        reward(completions=["a .", "b ."], source=["a .", "b \x07 ."], references=["a .", "b ."])
     assert reward_function("errant", source="src", references="refs")(
         completions=["a ."], src=["a ."], refs=["a ."]) == [1.0]  # a plain string is one reference
 

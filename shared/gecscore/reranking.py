@@ -26,7 +26,8 @@ from typing import Any, Sequence
 import numpy as np
 
 from gecscore import registry
-from gecscore.sentence_scorer import SentenceScorer, check_references, options_with
+from gecscore.common.validation import check_references
+from gecscore.sentence_scorer import SentenceScorer, options_with
 
 __all__ = ["METHODS", "RERANK_DEFAULTS", "RerankResult", "rerank"]
 

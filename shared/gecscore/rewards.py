@@ -27,7 +27,8 @@ from typing import Any, Callable, Sequence
 
 from gecscore import registry
 from gecscore.common.inputs import TextHygieneWarning
-from gecscore.sentence_scorer import ScoredBatch, SentenceScorer, check_references, options_with
+from gecscore.common.validation import check_references
+from gecscore.sentence_scorer import ScoredBatch, SentenceScorer, options_with
 
 __all__ = ["GECReward", "reward_function", "completion_text", "REWARD_DEFAULTS"]
 
@@ -94,7 +95,7 @@ class GECReward:
         references = None
         if self.references_column is not None:
             references = check_references(self._column(columns, self.references_column, len(texts)), len(texts),
-                                          self.references_column)
+                                          name=self.references_column)
         batch = self._score(sources, texts, references)
         self.calls += 1
         self.last_degenerate = batch.degenerate

@@ -31,10 +31,10 @@ from typing import Any, Mapping, Sequence
 
 from gecscore import registry, sharding
 from gecscore.common.degenerate import CLIPPED, NO_SCORE, REFUSED, flag
-from gecscore.common.inputs import longest_changed_run
+from gecscore.common.inputs import check_clean, longest_changed_run
 from gecscore.common.text_input import control_character
 
-__all__ = ["ScoredBatch", "SentenceScorer", "check_references", "options_with"]
+__all__ = ["ScoredBatch", "SentenceScorer", "options_with"]
 
 
 @dataclass
@@ -96,7 +96,10 @@ class SentenceScorer:
             raise ValueError(f"{n} predictions, {len(sources)} sources"
                              + ("" if references is None else f", {len(references)} reference groups"))
         refused: dict[int, str] = {}
-        if self.lenient:
+        if self.lenient:  # the data must be right (errors name the row); only the predictions are model output
+            check_clean("sources", sources, normalize=False, max_tokens=self.max_tokens, found=[])
+            for i, group in enumerate(references or []):
+                check_clean(f"references[{i}][]", group, normalize=False, max_tokens=self.max_tokens, found=[])
             predictions = [" ".join(text.split()) for text in predictions]
             refused = {i: why for i, (src, text) in enumerate(zip(sources, predictions))
                        if (why := self.refusal(src, text)) is not None}
@@ -194,19 +197,6 @@ class SentenceScorer:
 
 def _number(value: Any) -> float | None:
     return None if value is None else float(value)
-
-
-def check_references(references: Any, n: int, name: str = "references") -> list[list[str]]:
-    """One list of reference strings per row (a plain string is one reference); `ValueError` naming the row."""
-    if isinstance(references, (str, bytes)) or not isinstance(references, Sequence) or len(references) != n:
-        raise ValueError(f"`{name}` must hold one reference or list of references per row ({n} rows)")
-    out = []
-    for i, group in enumerate(references):
-        group = [group] if isinstance(group, str) else group
-        if not isinstance(group, Sequence) or not group or not all(isinstance(r, str) for r in group):
-            raise ValueError(f"`{name}[{i}]` must be a string or a non-empty list of strings, got {group!r}")
-        out.append(list(group))
-    return out
 
 
 def options_with(defaults: Mapping[str, Any], metric: str, options: Mapping[str, Any]) -> dict[str, Any]:
