@@ -4,13 +4,13 @@ corpus and sentence level; the CLI, the leaderboard with a baseline, sharding an
 import ast
 import json
 import random
-import re
 from contextlib import nullcontext
 from pathlib import Path
 
 import numpy as np
 import pytest
 
+from cli_cases import leaderboard_with_a_baseline
 from gecscore import registry, sharding
 from gecscore.cli import main
 from gecscore.gleu import DrawnGLEU, gleu, gleu_rows, reference_draws, sentence_counts
@@ -98,17 +98,8 @@ def test_cli_prints_the_corpus_score(shared_data, tmp_path, capsys):
 
 def test_leaderboard_with_a_baseline(shared_data, tmp_path, capsys):
     case = next(c for c in GOLDEN["corpus"] if c["name"] == "seeda")
-    paths = {}
-    for name, relative in (("src", case["src"]), ("gpt", case["hyps"][0]), ("ref0", case["refs"][0]),
-                           ("ref1", case["refs"][1])):
-        paths[name] = tmp_path / f"{name}.txt"
-        paths[name].write_text("\n".join(lines(shared_data.parent, relative)[:40]) + "\n", encoding="utf-8")
-    code = main(["score", "gleu", "--sources", str(paths["src"]), "--predictions", str(paths["gpt"]),
-                 str(paths["src"]), "--names", "gpt", "input", "--baseline", "input", "--bootstrap", "200",
-                 "--references", str(paths["ref0"]), str(paths["ref1"])])
-    assert code == 0
-    out = capsys.readouterr().out
-    assert re.search(r"^\s*1\s+gpt\s+0\.\d{4}", out, flags=re.M) and "baseline" in out
+    files = {"src": case["src"], "gpt": case["hyps"][0], "ref0": case["refs"][0], "ref1": case["refs"][1]}
+    leaderboard_with_a_baseline("gleu", shared_data.parent, files, tmp_path, capsys)
 
 
 SOURCES = ["I has a apple .", "He go to school yesterday .", "This is fine .", "She like cats and dog ."]
