@@ -1,9 +1,10 @@
 """gecscore: grammatical error correction metrics that reproduce their reference implementations.
 
 The public API is what `__all__` names, and the API reference (`docs/api/`) documents each of its names:
-`compare` and `Leaderboard` (many systems in one call), the paths of the shipped evaluate scripts and Space apps,
-and the public modules. Modules and `compare`/`Leaderboard` are imported on first use, so that `import gecscore`
-loads no model library (torch, transformers, evaluate).
+`compare` and `Leaderboard` (many systems in one call), `rerank` (n-best reranking and MBR) and `score_dataset`
+(score columns on a `datasets` dataset), the paths of the shipped evaluate scripts and Space apps, and the public
+modules. Modules and these functions are imported on first use, so that `import gecscore` loads no model library
+(torch, transformers, evaluate).
 """
 
 import importlib
@@ -25,8 +26,8 @@ _LAZY = {"compare": "gecscore.leaderboard", "Leaderboard": "gecscore.leaderboard
 
 
 def __getattr__(name: str) -> Any:
-    """`compare` and `Leaderboard` from `gecscore.leaderboard`, and the public modules (`gecscore.registry`, ...),
-    imported on first use."""
+    """`compare` and `Leaderboard` (`gecscore.leaderboard`), `rerank` (`gecscore.reranking`), `score_dataset`
+    (`gecscore.dataset_scoring`) and the public modules (`gecscore.registry`, ...), imported on first use."""
     if name in _LAZY:
         return getattr(importlib.import_module(_LAZY[name]), name)
     if name in __all__:
