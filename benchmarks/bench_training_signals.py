@@ -14,9 +14,9 @@ spaCy's parses of new texts (`EditExtractor._parse`). The ratio is step time / f
 everything else (tokenising, edit extraction, transport, counting, the reward's own bookkeeping) is the overhead.
 Model-free metrics have no encoder, so their floor is the parses alone (or nothing: GLEU, GREEN).
 
-Memory: one metric over many steps with new completions every step, resident memory (RSS) sampled; the caches are
-bounded (encoder outputs by `GECSCORE_CACHE_BYTES`, 1 GiB by default; parses and edit lists by entry counts), so
-memory must level off once they are full.
+Memory: one metric over many steps, every completion new (two random token edits each), resident memory (RSS) and
+the caches' fill sampled; the caches are bounded (encoder outputs by `GECSCORE_CACHE_BYTES`, 1 GiB by default;
+parses and edit lists by entry counts), so memory must level off once they are full.
 
 Dataset: `score_dataset(dataset, "impara_ged", model="embedded")` over N (source, correction) pairs built from SEEDA's
 15 systems (each pair changed by one seeded token edit, so that nearly every text is new), rows per second and the
@@ -64,30 +64,32 @@ def seeda(data: Path) -> tuple[list[str], dict[str, list[str]], list[list[str]]]
     return outputs["INPUT"], outputs, refs
 
 
-def perturb(text: str, rng: random.Random) -> str:
-    """`text` with one random token edit (delete, duplicate, swap two neighbours), or unchanged, with prob. 1/2."""
+def perturb(text: str, rng: random.Random, edits: int = 1, keep: float = 0.5) -> str:
+    """`text` unchanged with probability `keep`, else with `edits` random token edits (delete, duplicate, swap two
+    neighbours)."""
     tokens = text.split()
-    if len(tokens) < 2 or rng.random() < 0.5:
+    if len(tokens) < 2 or rng.random() < keep:
         return text
-    i = rng.randrange(len(tokens) - 1)
-    kind = rng.randrange(3)
-    if kind == 0:
-        del tokens[i]
-    elif kind == 1:
-        tokens.insert(i, tokens[i])
-    else:
-        tokens[i], tokens[i + 1] = tokens[i + 1], tokens[i]
+    for _ in range(edits):
+        i = rng.randrange(len(tokens) - 1)
+        kind = rng.randrange(3)
+        if kind == 0 and len(tokens) > 2:
+            del tokens[i]
+        elif kind == 1:
+            tokens.insert(i, tokens[i])
+        else:
+            tokens[i], tokens[i + 1] = tokens[i + 1], tokens[i]
     return " ".join(tokens)
 
 
 def step_batch(step: int, b: int, g: int, sources: list[str], outputs: dict[str, list[str]], refs: list[list[str]],
-               rng: random.Random) -> dict[str, list]:
+               rng: random.Random, **change: Any) -> dict[str, list]:
     rows = [(step * b + k) % len(sources) for k in range(b)]
     completions, source, references = [], [], []
     for i in rows:
         for j in range(g):
             system = SYSTEMS[(step + j) % len(SYSTEMS)]
-            completions.append(perturb(outputs[system][i], rng))
+            completions.append(perturb(outputs[system][i], rng, **change))
             source.append(sources[i])
             references.append(refs[i])
     return {"prompts": [f"Correct: {s}" for s in source], "completions": completions, "source": source,
@@ -159,11 +161,18 @@ def child_memory(metric: str, data: Path, b: int, g: int, steps: int) -> dict[st
     sources, outputs, refs = seeda(data)
     rng = random.Random(1)
     reward = reward_function(metric, **METRICS[metric][0])
+    from gecscore.common import edits, encoders
+
     samples, start = [], time.perf_counter()
     for step in range(steps):
-        reward(**step_batch(step, b, g, sources, outputs, refs, rng))
-        if step + 1 in (1, 10, 50, 100, 250, 500, 750, 1000) or step + 1 == steps:
-            samples.append({"step": step + 1, "rss_mib": rss_mib(), "seconds": time.perf_counter() - start})
+        reward(**step_batch(step, b, g, sources, outputs, refs, rng, edits=2, keep=0.0))
+        if step + 1 in (1, 10, 50, 100) or (step + 1) % 250 == 0 or step + 1 == steps:
+            samples.append({
+                "step": step + 1, "rss_mib": rss_mib(), "seconds": time.perf_counter() - start,
+                "parses": sum(len(x._docs) for x in edits._EXTRACTORS.values()),
+                "edit_lists": sum(len(x._edits) for x in edits._EXTRACTORS.values()),
+                "encoder_cache_mib": sum(getattr(m, "cache_used_bytes", 0) for m in encoders._LOADED.values()) / 2**20,
+            })
     return {"metric": metric, "samples": samples}
 
 
@@ -213,7 +222,7 @@ def main() -> None:
     parser.add_argument("--generations", type=int, default=8, help="G, completions per prompt")
     parser.add_argument("--steps", type=int, default=10, help="timed steps per metric (after 3 warm-up steps)")
     parser.add_argument("--memory-metric", default="errant")
-    parser.add_argument("--memory-steps", type=int, default=1000)
+    parser.add_argument("--memory-steps", type=int, default=1500)
     parser.add_argument("--dataset-rows", type=int, default=20_000)
     parser.add_argument("--out", type=Path, default=REPO / "benchmarks" / "training_signals")
     parser.add_argument("--child", nargs="+", help=argparse.SUPPRESS)
@@ -263,8 +272,11 @@ def report(results: dict[str, Any], args: argparse.Namespace, load: float) -> st
                      f"{row['distinct_completions']:.0f} | {row['load']:.1f} |")
     if results["memory"]:
         lines += ["", f"## Memory: `{results['memory']['metric']}` rewards over {args.memory_steps} steps", "",
-                  "| step | RSS MiB | seconds |", "|---|---|---|"]
-        lines += [f"| {s['step']} | {s['rss_mib']:.0f} | {s['seconds']:.0f} |" for s in results["memory"]["samples"]]
+                  "Cache bounds: 20,000 parses and 100,000 edit lists per ERRANT extractor, 1 GiB of encoder outputs.",
+                  "", "| step | RSS MiB | cached parses | cached edit lists | encoder cache MiB | seconds |",
+                  "|---|---|---|---|---|---|"]
+        lines += [f"| {s['step']} | {s['rss_mib']:.0f} | {s['parses']:,} | {s['edit_lists']:,} | "
+                  f"{s['encoder_cache_mib']:.0f} | {s['seconds']:.0f} |" for s in results["memory"]["samples"]]
     if results["dataset"]:
         d = results["dataset"]
         lines += ["", f"## Dataset: IMPARA-GED (embedded MiniLM) over {d['rows']:,} pairs", "",
