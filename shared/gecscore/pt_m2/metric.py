@@ -446,7 +446,7 @@ def sentence_record(sentence: SentenceResult, variant: str) -> dict:
 
 
 def signature(variant: str, scorer: str, similarity: Similarity | None, beta: float, max_unchanged_words: int,
-              gold: str, robust: bool = False) -> str:
+              gold: str, robust: bool = False, tokenize: bool = False) -> str:
     """The version signature of a PT-M² / PT-ERRANT result."""
     settings: dict[str, object] = {"variant": variant, "scorer": scorer}
     if similarity is not None:
@@ -456,6 +456,7 @@ def signature(variant: str, scorer: str, similarity: Similarity | None, beta: fl
     if variant in ("m2", "sentm2"):
         settings["max_unchanged_words"] = max_unchanged_words
     settings["gold"] = gold
+    settings["tokenize"] = "spacy" if tokenize else "none"
     settings["robust"] = robust
     return make_signature("pt_m2", settings)
 
@@ -532,7 +533,8 @@ def _statistics(sources: Sequence[str], predictions: Sequence[str], references: 
     settings = {**opts, "gold_m2": None}  # the M2 itself is in the candidates; its kind is in the signature
     return PTStatistics(settings=settings, degenerate=tuple(degenerate),
                         signature=signature(variant, scorer, similarity, beta, opts["max_unchanged_words"],
-                                            "m2" if gold_m2 is not None else "references", opts["robust"]),
+                                            "m2" if gold_m2 is not None else "references", opts["robust"],
+                                            opts["tokenize"]),
                         candidates=tuple(tuple(cands) for cands in candidates))
 
 
