@@ -462,3 +462,23 @@ def test_llm_judge_rewards_against_a_stub_endpoint(metric):
                                     robust=True, tokenize=True, normalize=True, **endpoint).sentence_scores()
     assert all(isinstance(v, float) and 0.0 <= v <= 1.0 for v in values)
     assert [values[i] for i in kept] == expected and all(values[i] == 0.0 for i in REFUSED)
+
+
+def test_a_row_the_metric_refuses_is_refused_with_its_copies(monkeypatch):
+    """A row that only the metric refuses (here: any row holding 'boom') gets 0 and a record, and so do its
+    duplicates; the batch's other rows are scored as usual."""
+    from gecscore.sentence_scorer import SentenceScorer as Scorer
+
+    original = registry.statistics_systems
+
+    def refusing(name, sources, systems, references=None, **options):
+        if any("boom" in text for texts in systems.values() for text in texts):
+            raise ValueError("`predictions[0]` is refused by the metric")
+        return original(name, sources, systems, references, **options)
+
+    monkeypatch.setattr(registry, "statistics_systems", refusing)
+    batch = Scorer("errant", lenient=True).score([SOURCES[0]] * 3, ["boom .", SOURCES[0], "boom ."],
+                                                 [REFERENCES[0]] * 3)
+    assert [r["index"] for r in batch.degenerate if r["reason"] == "refused"] == [0, 2]
+    assert "refused by the metric" in batch.degenerate[0]["why"] and batch.values[0] == batch.values[2] == 0.0
+    assert batch.scores[1] is not None

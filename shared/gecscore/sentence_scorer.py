@@ -113,10 +113,10 @@ class SentenceScorer:
         values = [0.0] * n
         degenerate: list[dict[str, Any]] = []
         for i in range(n):
-            if i in refused:
-                degenerate.append(flag(i, REFUSED, why=refused[i]))
+            first = i if i in refused else rows[self._key(sources, predictions, references, i)]
+            if first in refused:  # refused before scoring, or by the metric (then for every copy of the row)
+                degenerate.append(flag(i, REFUSED, why=refused[first]))
                 continue
-            first = rows[self._key(sources, predictions, references, i)]
             score = scored[first]
             scores[i] = score
             degenerate += [{**record, "index": i} for record in records.get(first, [])]
