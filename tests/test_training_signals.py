@@ -107,6 +107,8 @@ def test_a_missing_or_misnamed_column_is_an_error_naming_it():
         reward(prompts=["p"], completions=["a ."], source=["a ."], refs=[["a ."]])
     with pytest.raises(ValueError, match=r"`references\[1\]` is an empty list"):
         reward(completions=["a .", "b ."], source=["a .", "b ."], references=[["a ."], []])
+    with pytest.raises(ValueError, match=r"`source\[0\]` is None"):
+        reward(completions=["a ."], source=[None], references=["a ."])
     with pytest.raises(ValueError, match=r"`sources\[1\]` has control character U\+0007"):  # data, not output
         reward(completions=["a .", "b ."], source=["a .", "b \x07 ."], references=["a .", "b ."])
     assert reward_function("errant", source="src", references="refs")(
@@ -254,6 +256,10 @@ def test_rerank_errors_name_what_is_wrong():
         rerank(SOURCES, [*CANDIDATES[:2], [], CANDIDATES[3]], metric="errant")
     with pytest.raises(ValueError, match="`method` must be one of"):
         rerank(SOURCES, CANDIDATES, metric="errant", method="best")
+    with pytest.raises(TypeError, match=r"`sources\[1\]` must be a string, got int"):
+        rerank([SOURCES[0], 7], CANDIDATES[:2], metric="errant")
+    with pytest.raises(TypeError, match=r"`candidates\[0\]\[1\]` must be a string, got bytes"):
+        rerank(SOURCES[:1], [["a .", b"b ."]], metric="errant")
 
 
 def test_a_candidate_nobody_can_score_is_chosen_last_and_listed():

@@ -26,7 +26,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from gecscore import registry
-from gecscore.common.validation import check_references
+from gecscore.common.validation import check_references, check_texts
 from gecscore.sentence_scorer import SentenceScorer, options_with
 
 __all__ = ["METHODS", "RERANK_DEFAULTS", "RerankResult", "rerank"]
@@ -125,19 +125,12 @@ def _result(method: str, candidates: list[list[str]], scores: list[list[float | 
 
 
 def _check(sources: Any, candidates: Any) -> tuple[list[str], list[list[str]]]:
-    if isinstance(sources, str) or not isinstance(sources, Sequence):
-        raise TypeError("`sources` must be a list of strings")
+    sources = check_texts("sources", sources)
     if isinstance(candidates, str) or not isinstance(candidates, Sequence) or len(candidates) != len(sources):
         raise ValueError(f"`candidates` must hold one list of candidates per source ({len(sources)} sources)")
-    for i, source in enumerate(sources):
-        if not isinstance(source, str):
-            raise TypeError(f"`sources[{i}]` is {type(source).__name__}, not text")
     out = []
     for i, group in enumerate(candidates):
         if isinstance(group, str) or not isinstance(group, Sequence) or not group:
             raise ValueError(f"`candidates[{i}]` must be a non-empty list of strings")
-        for j, text in enumerate(group):
-            if not isinstance(text, str):
-                raise TypeError(f"`candidates[{i}][{j}]` is {type(text).__name__}, not text")
-        out.append(list(group))
-    return list(sources), out
+        out.append(check_texts(f"candidates[{i}]", group))
+    return sources, out

@@ -27,7 +27,7 @@ from typing import Any, Callable, Sequence
 
 from gecscore import registry
 from gecscore.common.inputs import TextHygieneWarning
-from gecscore.common.validation import check_references
+from gecscore.common.validation import check_references, check_texts
 from gecscore.sentence_scorer import ScoredBatch, SentenceScorer, options_with
 
 __all__ = ["GECReward", "reward_function", "completion_text", "REWARD_DEFAULTS"]
@@ -118,10 +118,7 @@ class GECReward:
         values = columns[name]
         if len(values) != n:
             raise ValueError(f"{self.__name__}: column {name!r} has {len(values)} values for {n} completions")
-        if name == self.source_column and not all(isinstance(v, str) for v in values):
-            bad = next(i for i, v in enumerate(values) if not isinstance(v, str))
-            raise TypeError(f"{self.__name__}: column {name!r} row {bad} is {type(values[bad]).__name__}, not text")
-        return list(values)
+        return check_texts(name, values) if name == self.source_column else list(values)
 
     def _log(self, batch: ScoredBatch, log_metric: Callable[[str, float], None] | None,
              log_extra: Callable[[str, list], None] | None) -> None:
