@@ -27,17 +27,30 @@ $(STAMP): setup.cfg pyproject.toml constraints.txt $(EMBEDDED)/pyproject.toml
 
 install: $(STAMP)
 
-# The strict documentation build, the wheel and Hub checks, then the full suite, real-model and slow tests included
-# (this is what CI runs).
-test: docs
-	$(WHEEL_CHECK)
-	$(HUB_CHECK)
-	bash tests/ensure_chromium.sh
-	$(PY) -m pytest -q -p no:cacheprovider
+# Where `make test`'s time goes (benchmarks/test_time.py): each stage's wall time and load, and pytest's junit.xml.
+TIMES := build/test-time
+STAGE = $(PYTHON) benchmarks/test_time.py stage --dir $(TIMES) $(1) --
+# pytest workers: one per core this process may use (`make test WORKERS=1` runs the suite on one core).
+WORKERS ?= $(shell $(PYTHON) -c "import os; print(len(os.sched_getaffinity(0)))")
+PYTEST := $(PY) -m pytest -q -p no:cacheprovider -n $(WORKERS) --dist loadgroup --no-loadscope-reorder
+
+# The strict documentation build; one build of the distributions, which the wheel and Hub checks then use side by
+# side; then the full suite on every core, real-model and slow tests included (this is what CI runs); at the end,
+# where the time went (docs/development.md).
+test:
+	rm -rf $(TIMES)
+	$(call STAGE,install) $(MAKE) --no-print-directory install
+	$(call STAGE,docs) $(MAKE) --no-print-directory docs
+	$(call STAGE,build) bash -c '$(PY) -m build -q --outdir $(TIMES)/dist . && $(PY) -m build -q --outdir $(TIMES)/dist $(EMBEDDED)'
+	$(PYTHON) benchmarks/test_time.py together --dir $(TIMES) "wheel-check=$(WHEEL_CHECK) --dist $(TIMES)/dist" \
+		"hub-check=$(HUB_CHECK) --dist $(TIMES)/dist"
+	$(call STAGE,chromium) bash tests/ensure_chromium.sh
+	$(call STAGE,pytest) $(PYTEST) --junitxml=$(TIMES)/junit.xml
+	$(PYTHON) benchmarks/test_time.py report --dir $(TIMES)
 
 # Tiny models only.
 test-fast: $(STAMP)
-	$(PY) -m pytest -q -p no:cacheprovider -m "not real_model and not slow and not browser"
+	$(PYTEST) -m "not real_model and not slow and not browser"
 
 # The documentation site (docs/ and the API reference generated from the docstrings, docs/api/) in build/site/,
 # built strictly: any warning (a broken link, a docstring that does not match its signature) fails the build.

@@ -114,6 +114,48 @@ def nlp():
     return load_spacy()
 
 
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(config, items):
+    """Shape the work for pytest-xdist (`make test` runs `--dist loadgroup --no-loadscope-reorder`, a worker per core).
+
+    A test file is one unit of work (its module fixtures are built once, on one worker) unless a test names its own
+    `xdist_group` (tests of several files that share a worker's session fixtures, or must not run beside each other)
+    or is marked `spread` (a unit of its own: a long test that should run beside the rest). Long work goes first, so
+    that no long test starts when the other workers are nearly done: `spread` tests that are `slow`, then the units
+    holding a `slow` test, then the rest. The sort is stable: a file's tests keep their order and stay together.
+    xdist appends the unit's name to the node id (`test@unit`).
+    """
+    def unit(item) -> str:
+        mark = item.get_closest_marker("xdist_group")
+        if mark is not None:
+            return str(mark.args[0] if mark.args else mark.kwargs.get("name", "default"))
+        name = item.path.stem
+        if item.get_closest_marker("spread") is not None:  # xdist splits the group name off at the last "@"
+            name = f"{item.path.stem}.{item.name}".translate(str.maketrans("[]@", "()_"))
+        item.add_marker(pytest.mark.xdist_group(name))
+        return name
+
+    units = [unit(item) for item in items]
+    slow = [item.get_closest_marker("slow") is not None for item in items]
+    spread_slow = {u for u, item, s in zip(units, items, slow) if s and item.get_closest_marker("spread")}
+    holds_slow = {u for u, s in zip(units, slow) if s}
+    rank = [0 if u in spread_slow else 1 if u in holds_slow else 2 for u in units]
+    items[:] = [items[k] for k in sorted(range(len(items)), key=rank.__getitem__)]
+
+
+@pytest.fixture(scope="session")
+def run_dir(tmp_path_factory) -> Path:
+    """A folder shared by every worker of this pytest run and empty when the run starts, for work that tests on
+    several workers share (a cache that each worker fills only with what no other worker computed first). Under
+    pytest-xdist the workers' base folders (`popen-gw<N>`) have one parent per run; without xdist it is the
+    session's own base folder."""
+    base = tmp_path_factory.getbasetemp()
+    root = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+    path = root / "run-shared"
+    path.mkdir(exist_ok=True)
+    return path
+
+
 def pytest_report_header(config):
     """Every run names its float conditions, so a parity result can be read against the kernels that made it."""
     from float_noise import machine

@@ -39,7 +39,7 @@ from typing import Callable, Sequence
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from wheel_check import (  # noqa: E402  (stdlib only)
-    APP_SETTINGS, Check, StepFailed, call_app, free_port, run_check, stop, wait_for,
+    APP_SETTINGS, Check, StepFailed, call_app, check_prebuilt, free_port, run_check, stop, wait_for,
 )
 
 REPO = Path(__file__).resolve().parent.parent
@@ -148,10 +148,19 @@ class HubCheck(Check):
         """Run a probe of this file with `python`."""
         return self.run([python, str(self.probe), "--probe", kind, *args], cwd=cwd)
 
-    def build(self, source: Path) -> str:
-        """sdist and, from it, the wheel of `source` into the index folder; their names."""
+    def build(self, source: Path, prebuilt: Path | None = None) -> str:
+        """sdist and, from it, the wheel of `source` into the index folder (or, with `prebuilt`, copies of that
+        folder's two files of `source`: `make test` builds them once for this check and the wheel check); their
+        names."""
         before = set(self.index_dir.glob("*")) if self.index_dir.exists() else set()
-        self.run([sys.executable, "-m", "build", "--outdir", str(self.index_dir), str(source)], cwd=REPO)
+        if prebuilt is None:
+            self.run([sys.executable, "-m", "build", "--outdir", str(self.index_dir), str(source)], cwd=REPO)
+        else:
+            project = "gecscore" if source == REPO else source.name
+            self.index_dir.mkdir(parents=True, exist_ok=True)
+            for file in prebuilt.iterdir():
+                if file.name.split("-")[0].replace("_", "-") == project:
+                    shutil.copy2(file, self.index_dir)
         new = sorted(set(self.index_dir.glob("*")) - before)
         wheels = [p for p in new if p.suffix == ".whl"]
         if len(wheels) != 1 or len(new) != 2:
@@ -257,14 +266,16 @@ def fallback_index() -> str:
     return url.rstrip("/") + "/"
 
 
-def check(root: Path, org: str) -> list[tuple[str, float]]:
-    """Every step of the check in `root`; the steps' wall times."""
+def check(root: Path, org: str, prebuilt: Path | None = None) -> list[tuple[str, float]]:
+    """Every step of the check in `root` (the distributions built, or taken from `prebuilt`); the steps' wall
+    times."""
     c = HubCheck(root, org)
     c.prepare()
+    built = "build" if prebuilt is None else f"take the shared build of ({prebuilt})"
     try:
-        c.step("build gecscore sdist + wheel", lambda: c.build(REPO))
+        c.step(f"{built} gecscore sdist + wheel", lambda: c.build(REPO, prebuilt))
         if (EMBEDDED_PACKAGE / "pyproject.toml").is_file():
-            c.step(f"build {EMBEDDED_PACKAGE.name} sdist + wheel", lambda: c.build(EMBEDDED_PACKAGE))
+            c.step(f"{built} {EMBEDDED_PACKAGE.name} sdist + wheel", lambda: c.build(EMBEDDED_PACKAGE, prebuilt))
         c.step(f"make hub ORG={org} ({len(METRICS)} folders)", c.folders)
         c.step("start pypiserver on 127.0.0.1 (only the built distributions)", c.serve)
         c.step(f"fresh venv + pip install {TORCH} (the Space image's torch)", c.fresh_venv)
@@ -287,6 +298,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--org", default=ORG, help=f"the organisation the folders are built for (default {ORG})")
     parser.add_argument("--keep", action="store_true", help="keep the temporary folder (printed)")
+    parser.add_argument("--dist", type=Path, default=None,
+                        help="take the sdists and wheels from this folder instead of building them")
     parser.add_argument("--probe", choices=PROBES, help=argparse.SUPPRESS)
     args, rest = parser.parse_known_args(argv)
     if args.probe:
@@ -294,7 +307,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     if rest:
         parser.error(f"unrecognized arguments: {' '.join(rest)}")
-    return run_check("hub check", lambda root: check(root, args.org), keep=args.keep)
+    prebuilt = check_prebuilt(parser, args.dist)
+    return run_check("hub check", lambda root: check(root, args.org, prebuilt), keep=args.keep)
 
 
 if __name__ == "__main__":

@@ -237,9 +237,14 @@ class Check:
             (self.inputs / f"{key}.txt").write_text("".join(f"{lines[i]}\n" for i in edited), encoding="utf-8")
         shutil.copy2(__file__, self.probe)
 
-    def build(self) -> str:
-        """The sdists and, built from them, the wheels of gecscore and gecscore-impara-minilm; gecscore's wheel."""
-        for project in (REPO, EMBEDDED):  # from the sdist: no stale build/ of the checkout goes in
+    def build(self, prebuilt: Path | None = None) -> str:
+        """The sdists and, built from them, the wheels of gecscore and gecscore-impara-minilm (or, with `prebuilt`,
+        copies of that folder's: `make test` builds them once for this check and the hub check); gecscore's wheel."""
+        if prebuilt is not None:
+            self.dist.mkdir(parents=True, exist_ok=True)
+            for file in sorted(prebuilt.iterdir()):
+                shutil.copy2(file, self.dist)
+        for project in () if prebuilt is not None else (REPO, EMBEDDED):  # from the sdist: no stale build/ goes in
             self.run([sys.executable, "-m", "build", "--outdir", str(self.dist), str(project)], cwd=project)
         wheels = sorted(p.name for p in self.dist.glob("*.whl"))
         if [w.split("-")[0] for w in wheels] != ["gecscore", "gecscore_impara_minilm"]:
@@ -310,11 +315,13 @@ def wait_for(url: str, process: subprocess.Popen, log: Path, limit: float = 240)
     raise StepFailed(f"the app did not serve {url} within {limit:.0f} s\n{log.read_text()[-6000:]}")
 
 
-def check(data: Path, root: Path) -> list[tuple[str, float]]:
-    """Every step of the check in `root`; the steps' wall times."""
+def check(data: Path, root: Path, prebuilt: Path | None = None) -> list[tuple[str, float]]:
+    """Every step of the check in `root` (the distributions built, or taken from `prebuilt`); the steps' wall
+    times."""
     c = Check(root)
     c.prepare(data)
-    wheel = c.step("build sdist + wheel (gecscore, gecscore-impara-minilm)", c.build)
+    built = "build" if prebuilt is None else f"take the shared build of ({prebuilt})"
+    wheel = c.step(f"{built} sdist + wheel (gecscore, gecscore-impara-minilm)", lambda: c.build(prebuilt))
     c.step("fresh venv + pip install <wheel>[models,spaces,embedded] accelerate", lambda: c.install(wheel))
     imported = c.step("import gecscore (light, from the wheel)", lambda: c.probe_run("import", str(REPO)))
     apps = json.loads(imported.splitlines()[0])
@@ -337,6 +344,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", type=Path, help="a directory laid out like ../shared/data")
     parser.add_argument("--keep", action="store_true", help="keep the temporary folder (printed)")
+    parser.add_argument("--dist", type=Path, default=None,
+                        help="take the sdists and wheels from this folder instead of building them")
     parser.add_argument("--probe", choices=PROBES, help=argparse.SUPPRESS)
     args, rest = parser.parse_known_args(argv)
     if args.probe:
@@ -346,7 +355,21 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error(f"unrecognized arguments: {' '.join(rest)}")
     if args.data is None or not all((args.data / rel).is_file() for rel in INPUTS.values()):
         parser.error(f"--data {args.data} must hold {', '.join(INPUTS.values())} (make wheel-check: ../shared/data)")
-    return run_check("wheel check", lambda root: check(args.data.resolve(), root), keep=args.keep)
+    prebuilt = check_prebuilt(parser, args.dist)
+    return run_check("wheel check", lambda root: check(args.data.resolve(), root, prebuilt), keep=args.keep)
+
+
+def check_prebuilt(parser: argparse.ArgumentParser, folder: Path | None) -> Path | None:
+    """`--dist`: a folder holding exactly one sdist and one wheel of gecscore and of gecscore-impara-minilm."""
+    if folder is None:
+        return None
+    names = sorted(p.name for p in folder.iterdir()) if folder.is_dir() else []
+    kinds = sorted((n.split("-")[0].replace("_", "-"), n.endswith(".whl")) for n in names)
+    if kinds != [("gecscore", False), ("gecscore", True), ("gecscore-impara-minilm", False),
+                 ("gecscore-impara-minilm", True)]:
+        parser.error(f"--dist {folder} must hold one sdist and one wheel of gecscore and of gecscore-impara-minilm, "
+                     f"found {names}")
+    return folder.resolve()
 
 
 def run_check(label: str, check: Callable[[Path], list[Any]], *, keep: bool = False) -> int:

@@ -14,6 +14,8 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Callable, Sequence
 
+from filelock import FileLock
+
 from published import Row, run_name
 
 
@@ -82,16 +84,18 @@ class Evaluator:
             data = self.dataset(Row("", "", "cleme2", "gjg15", "official-pt-m2", "all", "default", "", (None, None)))
             key = score_key("cleme2-counts", {"fields": FIELDS}, data.sources, data.hypotheses[system], data.references)
             path = Path(self.cache.directory) / "cleme2-counts" / f"{key}.json"
-            if path.exists():
-                stored = json.loads(path.read_text(encoding="utf-8"))
-            else:
-                started = time.time()
-                counts = reference_counts(data.sources, data.hypotheses[system], data.references)
-                stored = {a: [[[getattr(c, f) for f in FIELDS] for c in refs] for refs in per]
-                          for a, per in counts.items()}
-                path.parent.mkdir(parents=True, exist_ok=True)
-                path.write_text(json.dumps(stored), encoding="utf-8")
-                print(f"cleme2 counts {system}: {time.time() - started:.0f}s", file=sys.stderr, flush=True)
+            path.parent.mkdir(parents=True, exist_ok=True)
+            with FileLock(str(path) + ".lock"):  # processes sharing the cache count each system once
+                if path.exists():
+                    stored = json.loads(path.read_text(encoding="utf-8"))
+                else:
+                    started = time.time()
+                    counts = reference_counts(data.sources, data.hypotheses[system], data.references)
+                    stored = {a: [[[getattr(c, f) for f in FIELDS] for c in refs] for refs in per]
+                              for a, per in counts.items()}
+                    path.with_suffix(".tmp").write_text(json.dumps(stored), encoding="utf-8")
+                    path.with_suffix(".tmp").replace(path)
+                    print(f"cleme2 counts {system}: {time.time() - started:.0f}s", file=sys.stderr, flush=True)
             self._counts[system] = {a: [[ChunkCounts(*c) for c in refs] for refs in per] for a, per in stored.items()}
         return self._counts[system]
 

@@ -7,6 +7,8 @@ scores, so a switch's value is computed the same way as the base's.
 
 from __future__ import annotations
 
+import os
+
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Sequence
@@ -99,6 +101,21 @@ def cleme_m2_file_scores(data_dir: str, row: Row, ref_m2: Path | None = None) ->
                           ref_m2 or folder / "conll14.errant")
 
 
+_SAMPLES: dict[tuple[str, str], list] = {}
+
+
+def _m2_samples(hyp_m2: Path, ref_m2: Path) -> list:
+    """CLEME's samples of a hypothesis and a reference M2 file (`samples_from_m2`), read once per process: many rows
+    and switches score the same files (the files never change: CLEME's shipped ones, ERRANT 2.3.3's named by a hash
+    of their inputs)."""
+    from gecscore.cleme2.chunks import samples_from_m2
+
+    key = (str(hyp_m2), str(ref_m2))
+    if key not in _SAMPLES:
+        _SAMPLES[key] = samples_from_m2(hyp_m2, ref_m2)
+    return _SAMPLES[key]
+
+
 def m2_file_scores(row: Row, hyp_m2: dict[str, Path], ref_m2: Path) -> dict[str, float]:
     """System scores of one row from M2 files: each system's edits (`hyp_m2[system]`, annotator 0) against the
     reference edits of `ref_m2`, scored by our own code (see `cleme-errant-m2`)."""
@@ -106,11 +123,11 @@ def m2_file_scores(row: Row, hyp_m2: dict[str, Path], ref_m2: Path) -> dict[str,
     from gecscore.common.errant_scoring import FScore, errant_counts
     from gecscore.common.m2io import read_m2
 
-    if row.label:  # a CLEME variant
-        from gecscore.cleme2.metric import cleme_score
+    if row.label:  # a CLEME variant: `cleme_score(hyp_m2=..., ref_m2=...)`, each pair of files read once
+        from gecscore.cleme2.metric import ClemeConfig, evaluate_samples
 
-        settings = {"variant": row.metric, "level": "corpus", **row.options}
-        return {s: cleme_score(hyp_m2=path, ref_m2=ref_m2, **settings)["score"] for s, path in hyp_m2.items()}
+        config = ClemeConfig(**{"variant": row.metric, "level": "corpus", **row.options})
+        return {s: evaluate_samples(_m2_samples(path, ref_m2), config)["score"] for s, path in hyp_m2.items()}
     refs = [m2_reference_edits(b) for b in read_m2(ref_m2)]
     out = {}
     for system, path in hyp_m2.items():
@@ -144,8 +161,10 @@ def legacy_reference_m2(ev: Evaluator, row: Row) -> Path:
     if not row.exclude_unchanged:
         return path
     changed = path.with_suffix(".changed.m2")
-    if not changed.is_file():
-        changed.write_text(format_m2(legacy_errant.changed_only(read_m2(path))), encoding="utf-8")
+    if not changed.is_file():  # written whole, then renamed: processes sharing the cache never read half a file
+        partial = changed.with_suffix(f".{os.getpid()}.tmp")
+        partial.write_text(format_m2(legacy_errant.changed_only(read_m2(path))), encoding="utf-8")
+        partial.replace(changed)
     return changed
 
 

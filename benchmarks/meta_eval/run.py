@@ -120,9 +120,12 @@ def main(argv: list[str] | None = None) -> int:
             parser.error("--data is required unless --from-json is given")
         from gecscore.meta_eval import ScoreCache, default_cache_dir
 
+        from gecscore.pt_m2 import sharing_lattices
+
         ev = Evaluator(args.data, ScoreCache(args.cache_dir or default_cache_dir()), args.progress)
-        evaluated = evaluate_rows(selected(rows(), args.only), ev)
-        listed = evaluate_listings(selected(listings(), args.only), ev)
+        with sharing_lattices():  # every M² configuration scores the same outputs: build each lattice once
+            evaluated = evaluate_rows(selected(rows(), args.only), ev)
+            listed = evaluate_listings(selected(listings(), args.only), ev)
         metric_scores = ev.metric_scores
     payload = {"rows": evaluated, "listings": listed}
     cells = all_cells(payload)

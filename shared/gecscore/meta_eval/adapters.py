@@ -34,11 +34,15 @@ class RegistryMetric:
 
     def score_system(self, sources: Sequence[str], hypotheses: Sequence[str], references: Sequence[Sequence[str]],
                      *, gold_m2: Sequence[M2Sentence] | None = None, progress: bool = False) -> SystemScores:
-        """Run the metric (and its sentence-level form where that differs) through the registry."""
-        corpus = self._run(self._options, sources, hypotheses, references, gold_m2, progress)
-        sentence_options = {**self._options, **_sentence_level(self._spec.name, self.settings())}
-        sentence = corpus if sentence_options == self._options else \
-            self._run(sentence_options, sources, hypotheses, references, gold_m2, progress)
+        """Run the metric (and its sentence-level form where that differs) through the registry; M² and SentM²
+        build each sentence's lattice once (`gecscore.pt_m2.sharing_lattices`)."""
+        from gecscore.pt_m2 import sharing_lattices
+
+        with sharing_lattices():
+            corpus = self._run(self._options, sources, hypotheses, references, gold_m2, progress)
+            sentence_options = {**self._options, **_sentence_level(self._spec.name, self.settings())}
+            sentence = corpus if sentence_options == self._options else \
+                self._run(sentence_options, sources, hypotheses, references, gold_m2, progress)
         return SystemScores(sentence.sentence_scores(), corpus.score)
 
     def _run(self, options: dict[str, Any], sources: Sequence[str], hypotheses: Sequence[str],

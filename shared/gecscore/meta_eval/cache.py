@@ -6,8 +6,9 @@ import hashlib
 import json
 import os
 import tempfile
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any, Iterator, Mapping, Sequence
 
 from gecscore.meta_eval.protocol import SystemScores
 
@@ -49,6 +50,17 @@ class ScoreCache:
             return SystemScores(sentence=[float(x) for x in data["sentence"]], corpus=data["corpus"])
         except (OSError, ValueError, KeyError, TypeError):
             return None
+
+    @contextmanager
+    def computing(self, metric: str, key: str) -> Iterator[None]:
+        """Hold the entry's lock (`<key>.json.lock`) while it is computed, so that processes sharing the folder (test
+        workers, parallel runs) compute each entry once: the others wait, then read what the first one wrote."""
+        from filelock import FileLock
+
+        path = self._path(metric, key)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with FileLock(str(path) + ".lock"):
+            yield
 
     def put(self, metric: str, key: str, scores: SystemScores) -> None:
         """Write atomically (temporary file, then rename)."""

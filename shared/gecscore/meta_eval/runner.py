@@ -69,20 +69,30 @@ def score_systems(metric: SentenceMetric, data: MetaEvalData, systems: Sequence[
         hypotheses = data.hypotheses[system]
         key = score_key(metric.name, settings, data.sources, hypotheses, data.references, gold)
         scores = cache.get(metric.name, key) if cache is not None else None
-        if scores is None:
-            with warnings.catch_warnings(record=True) as caught:  # re-issued below, naming the system
-                warnings.simplefilter("always")
-                scores = metric.score_system(data.sources, hypotheses, data.references, gold_m2=data.gold_m2,
-                                             progress=progress)
-            for caught_warning in caught:
-                warn(f"{data.dataset} system {system}: {caught_warning.message}", caught_warning.category)
-            if len(scores.sentence) != len(data.sources):
-                raise ValueError(f"metric {metric.name!r} returned {len(scores.sentence)} sentence scores for "
-                                 f"system {system!r}, expected {len(data.sources)}")
-            if cache is not None:
-                cache.put(metric.name, key, scores)
+        if scores is None and cache is not None:
+            with cache.computing(metric.name, key):  # another process may be computing it: wait, then read it
+                scores = cache.get(metric.name, key)
+                if scores is None:
+                    scores = _score_system(metric, data, system, progress)
+                    cache.put(metric.name, key, scores)
+        elif scores is None:
+            scores = _score_system(metric, data, system, progress)
         out[system] = scores
     return out
+
+
+def _score_system(metric: SentenceMetric, data: MetaEvalData, system: str, progress: bool) -> SystemScores:
+    """One system's scores, its warnings re-issued naming the system, its length checked."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        scores = metric.score_system(data.sources, data.hypotheses[system], data.references, gold_m2=data.gold_m2,
+                                     progress=progress)
+    for caught_warning in caught:
+        warn(f"{data.dataset} system {system}: {caught_warning.message}", caught_warning.category)
+    if len(scores.sentence) != len(data.sources):
+        raise ValueError(f"metric {metric.name!r} returned {len(scores.sentence)} sentence scores for "
+                         f"system {system!r}, expected {len(data.sources)}")
+    return scores
 
 
 def meta_evaluate(metric: SentenceMetric, data: MetaEvalData, *, system_set: str = "base", aggregation: str = "default",

@@ -50,3 +50,11 @@ SPEC = MetricSpec(
         Option("progress", "bool", False, "show progress bars", kind="output"),
     ),
 )
+
+
+def sharing_lattices(max_pairs: int = 40_000):
+    """A context in which M² builds each (source, hypothesis) lattice once (`lattice.sharing_lattices`): for callers
+    that score the same outputs several times, as the meta-evaluation does (M² and SentM², several reference sets)."""
+    from gecscore.pt_m2.lattice import sharing_lattices as scope
+
+    return scope(max_pairs)
