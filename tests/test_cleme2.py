@@ -512,3 +512,13 @@ def test_golden_minilm_headline(golden, minilm, name):
         out = evaluate_samples(samples, ClemeConfig(level=level, assumption=gold["config"]["assumption"],
                                                     model="minilm", layer=6), similarity=similarity)
         float_noise.check(out["score"], gold["headline"][key], float_noise.FLOOR, f"{name} {key}")
+
+
+def test_chunk_counts_as_dict_is_every_field_in_order():
+    """`ChunkCounts.as_dict` is written out for speed; it must stay `dataclasses.asdict`."""
+    import dataclasses
+
+    from gecscore.cleme2.metric import ChunkCounts
+
+    counts = ChunkCounts(1.0, 2.0, 0.5, 1.5, 3.0, 4.0)
+    assert list(counts.as_dict().items()) == list(dataclasses.asdict(counts).items())
