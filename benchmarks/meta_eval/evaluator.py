@@ -14,8 +14,6 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Callable, Sequence
 
-from filelock import FileLock
-
 from published import Row, run_name
 
 
@@ -84,8 +82,7 @@ class Evaluator:
             data = self.dataset(Row("", "", "cleme2", "gjg15", "official-pt-m2", "all", "default", "", (None, None)))
             key = score_key("cleme2-counts", {"fields": FIELDS}, data.sources, data.hypotheses[system], data.references)
             path = Path(self.cache.directory) / "cleme2-counts" / f"{key}.json"
-            path.parent.mkdir(parents=True, exist_ok=True)
-            with FileLock(str(path) + ".lock"):  # processes sharing the cache count each system once
+            with self.cache.computing("cleme2-counts", key):  # processes sharing the cache count each system once
                 if path.exists():
                     stored = json.loads(path.read_text(encoding="utf-8"))
                 else:
