@@ -8,7 +8,10 @@ Protocol (declared before scoring; every row below is computed this way, none dr
 * MBR: `gecscore.rerank(..., method="mbr")` with the metric's defaults as in the meta-evaluation's model-free rows
   and MiniLM where a model is needed, robust mode (the rerank default): each candidate's expected utility is its
   mean sentence score against the 14 other candidates as references. Reference-free metrics (IMPARA-GED) score the
-  candidates directly (`method="reference_free"`); references are used by no MBR row.
+  candidates directly (`method="reference_free"`); references are used by no MBR row. SEEDA's text is tokenised,
+  so it is read as given (`tokenize=False, normalize=False`, `AS_GIVEN`), and IMPARA-GED is the plain estimator
+  (`variant="impara_ged"`): the settings these rows were measured with before reranking's defaults for raw model
+  output and IMPARA's similarity gate (issue 39).
 * Against people: SEEDA's sentence-level rankings (`sent`: SEEDA-S, whole sentences; `edit`: SEEDA-E, edits). (1)
   *Pairwise accuracy*: over every human pair of differently ranked candidates, how often the higher expected
   utility goes to the candidate people ranked better (a tie counts as the second candidate better, SEEDA's rule;
@@ -33,6 +36,8 @@ from typing import Any, Sequence
 from report import machine_line, write_report
 
 REPO = Path(__file__).resolve().parent.parent
+#: SEEDA's tokenised text read as given, as these rows were measured (reranking tokenises raw text by default).
+AS_GIVEN = {"tokenize": False, "normalize": False}
 #: name → (registry metric, options, method when not MBR)
 ROWS: dict[str, tuple[str, dict[str, Any], str]] = {
     "ERRANT": ("errant", {}, "mbr"),
@@ -43,7 +48,7 @@ ROWS: dict[str, tuple[str, dict[str, Any], str]] = {
     "UOT-ERRANT (MiniLM)": ("uot_errant", {"model": "minilm"}, "mbr"),
     "PT-M2 sentm2 (MiniLM)": ("pt_m2", {"model": "minilm", "layer": 6}, "mbr"),
     "BERTScore F (MiniLM)": ("bertscore", {"model": "minilm", "layer": 6, "rescale_with_baseline": False}, "mbr"),
-    "IMPARA-GED (embedded)": ("impara_ged", {"model": "embedded"}, "reference_free"),
+    "IMPARA-GED (embedded)": ("impara_ged", {"model": "embedded", "variant": "impara_ged"}, "reference_free"),
 }
 
 
@@ -74,7 +79,7 @@ def measure(name: str, data: Any, method: str | None = None) -> dict[str, Any]:
     start = time.perf_counter()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        result = rerank(data.sources, candidates, references, metric=metric, method=method, **options)
+        result = rerank(data.sources, candidates, references, metric=metric, method=method, **AS_GIVEN, **options)
     seconds = time.perf_counter() - start
     scores = {s: [row[k] if row[k] is not None else 0.0 for row in result.scores] for k, s in enumerate(systems)}
     choice = [systems[j] for j in result.choice]

@@ -1,5 +1,5 @@
-"""Helpers of the ecosystem tests: a tiny random BART with a toy GEC data set, a stand-in standard metric, and
-two CPU ranks under torchrun."""
+"""Helpers of the ecosystem tests: a tiny random BART with a toy GEC data set, a tiny random causal LM (a GRPO
+policy), a stand-in standard metric, and two CPU ranks under torchrun."""
 
 from __future__ import annotations
 
@@ -44,6 +44,23 @@ def tiny_seq2seq(directory: Path, seed: int = 0) -> tuple[Any, Any]:
     model.generation_config.max_length = None
     model.generation_config.max_new_tokens = 12
     return model, tokenizer
+
+
+def tiny_causal_lm(directory: Path, seed: int = 0) -> Path:
+    """A folder with a 2-layer random GPT-2 and a WordPiece tokenizer ([CLS] begins, [SEP] ends): a policy for the
+    GRPO tests, in the place of a real one such as Qwen/Qwen2.5-0.5B-Instruct."""
+    import torch
+    import transformers
+
+    path = build_tiny_model(directory, "bert")  # its tokenizer; the model is replaced by a causal LM
+    tokenizer = transformers.AutoTokenizer.from_pretrained(path)
+    tokenizer.eos_token, tokenizer.bos_token = "[SEP]", "[CLS]"
+    tokenizer.save_pretrained(path)
+    torch.manual_seed(seed)
+    transformers.GPT2LMHeadModel(transformers.GPT2Config(
+        vocab_size=len(tokenizer), n_embd=32, n_layer=2, n_head=2, n_positions=128, bos_token_id=tokenizer.cls_token_id,
+        eos_token_id=tokenizer.sep_token_id, pad_token_id=tokenizer.pad_token_id)).save_pretrained(path)
+    return path
 
 
 def toy_dataset(tokenizer: Any) -> Any:

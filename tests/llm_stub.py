@@ -41,7 +41,12 @@ def canned_content(prompt: str, n: int) -> str:
 class _Handler(BaseHTTPRequestHandler):
     def do_POST(self) -> None:  # noqa: N802 (http.server's name)
         body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-        self.server.requests.append(body)  # type: ignore[attr-defined]
+        server = self.server
+        server.requests.append(body)  # type: ignore[attr-defined]
+        if server.stopping.wait(server.delay):  # type: ignore[attr-defined]
+            return  # stopped while delaying: the client has given up
+        if server.status != 200:  # type: ignore[attr-defined]
+            return self._send(server.status, {"error": {"message": "stub failure"}})  # type: ignore[attr-defined]
         if self.headers.get("Authorization") != "Bearer stub-key":
             return self._send(401, {"error": {"message": "bad key"}})
         prompt = body["messages"][-1]["content"]
@@ -64,16 +69,20 @@ class _Handler(BaseHTTPRequestHandler):
 
 
 @contextmanager
-def stub_server() -> Iterator[ThreadingHTTPServer]:
-    """A running stub (its `base_url` and the `requests` it received as attributes), stopped on exit."""
+def stub_server(*, status: int = 200, delay: float = 0.0) -> Iterator[ThreadingHTTPServer]:
+    """A running stub (its `base_url` and the `requests` it received as attributes), stopped on exit, also when the
+    test fails. `status`: every request is answered with this HTTP status and an error body unless it is 200 (a
+    failing endpoint); `delay`: each answer waits this many seconds first, or until the stub stops (a slow one)."""
     server = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
     server.requests = []  # type: ignore[attr-defined]
+    server.status, server.delay, server.stopping = status, delay, threading.Event()  # type: ignore[attr-defined]
     server.base_url = f"http://127.0.0.1:{server.server_address[1]}/v1"  # type: ignore[attr-defined]
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:
         yield server
     finally:
+        server.stopping.set()  # type: ignore[attr-defined]
         server.shutdown()
         server.server_close()
         thread.join()

@@ -10,6 +10,7 @@ import warnings
 import pytest
 from hypothesis import HealthCheck, assume, given, settings, strategies as st
 
+import signal_inputs
 from bad_inputs import CASES, FAST_OPTIONS, HYP, KINDS, REF, REPO, SRC, check, markdown, matrix
 from gecscore import registry
 from gecscore.cli import main
@@ -156,9 +157,16 @@ def test_the_matrix_holds_the_contract_and_the_page_is_current(tmp_path):
                 check(KINDS[kind], outcome, column.split(":")[0], files="evaluate" not in column)
             except AssertionError as error:
                 failures.append(f"{column}: {error}")
+    signal_rows = signal_inputs.matrix()
+    for case in signal_inputs.CASES:
+        for entry in signal_inputs.ENTRIES:
+            try:
+                signal_inputs.check(case, entry, signal_rows[case.kind][entry])
+            except AssertionError as error:
+                failures.append(f"training signals: {error}")
     assert not failures, "\n".join(failures)
     page = (REPO / "docs" / "bad-input.md").read_text(encoding="utf-8")
-    assert page == markdown(rows), "docs/bad-input.md is out of date: run `make bad-input-doc`"
+    assert page == markdown(rows, signal_rows), "docs/bad-input.md is out of date: run `make bad-input-doc`"
 
 
 @pytest.mark.timeout(300)

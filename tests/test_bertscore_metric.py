@@ -10,6 +10,8 @@ for rescaled scores: far below a score's last reported digit (1e-4) and far abov
 """
 
 import json
+import re
+import sys
 import warnings
 from pathlib import Path
 
@@ -133,6 +135,19 @@ def test_bad_input_is_refused_with_its_name(tiny_bert):
         registry.run("bertscore", SOURCES, PREDICTIONS, REFERENCES, score_type="x", **options)
     with pytest.raises(ValueError, match="pass layer="):
         registry.run("bertscore", SOURCES, PREDICTIONS, REFERENCES, model=str(tiny_bert))
+
+
+@pytest.mark.parametrize("bert_score_installed", [True, False])
+def test_a_missing_baseline_names_the_options_that_give_one(bert_score_installed, tiny_bert, monkeypatch):
+    """bert_score ships no rescaling baseline for a tiny model (nor any when it is not installed): the error names
+    the metric's own options to pass, not `baseline=(P, R, F)`, a keyword the metric does not take."""
+    if not bert_score_installed:
+        monkeypatch.setitem(sys.modules, "bert_score", None)  # `import bert_score` raises ImportError
+    with pytest.raises(ValueError) as error:
+        registry.run("bertscore", SOURCES, PREDICTIONS, REFERENCES, model=str(tiny_bert), layer=1)
+    named = set(re.findall(r"\b([a-z_]+)=", str(error.value)))
+    assert named == {"baseline_path", "rescale_with_baseline"}
+    assert named <= set(registry.spec("bertscore").names())
 
 
 def test_empty_prediction_is_flagged(tiny_bert):

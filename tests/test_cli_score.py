@@ -1,8 +1,10 @@
 """`gecscore score` on real files equals the Python API; bootstrap output; bad files get file and line; several
-systems in one command equal `gecscore.compare`, in every format, from files, folders and standard input."""
+systems in one command equal `gecscore.compare`, in every format, from files, folders and standard input. An endpoint,
+model or option problem of `gecscore score` or `gecscore rerank` is one line in the command's own flags, exit 2."""
 
 import io
 import json
+import shutil
 import sys
 
 import evaluate
@@ -16,6 +18,7 @@ from gecscore.common.m2io import format_m2, read_m2
 from gecscore.leaderboard import compare
 from gecscore.registry import run as score, run_systems as score_systems
 from gecscore.common.m2io import m2_references
+from llm_stub import stub_server
 
 
 def metric(name):
@@ -309,3 +312,83 @@ def test_cli_m2_input_systems(tmp_path, capsys):
     assert "impara_ged takes no --hyp-m2" in capsys.readouterr().err
     assert main(["score", "cleme2", "--sources", str(paths["good"]), "--references", str(paths["good"])]) == 2
     assert "give --predictions (or --hyp-m2, --ref-m2)" in capsys.readouterr().err
+
+
+def error_line(capsys, command):
+    """What a failed command printed: one `gecscore COMMAND: error: ...` line on stderr, no traceback; its message."""
+    err = capsys.readouterr().err
+    prefix = f"gecscore {command}: error: "
+    assert "Traceback" not in err and len(err.splitlines()) == 1 and err.startswith(prefix), err
+    return err[len(prefix):].rstrip("\n")
+
+
+def text_files(tmp_path, **texts):
+    """One file per keyword, a sentence a line; their paths as strings."""
+    paths = {}
+    for name, lines in texts.items():
+        paths[name] = tmp_path / f"{name}.txt"
+        paths[name].write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return {name: str(path) for name, path in paths.items()}
+
+
+def judge_args(tmp_path, server, *options):
+    paths = text_files(tmp_path, src=["He go to school ."], hyp=["He goes to school ."])
+    return ["score", "llm-s", "--sources", paths["src"], "--predictions", paths["hyp"], "-o",
+            f"base_url={server.base_url}", "-o", "api_key=stub-key", *options]
+
+
+def test_a_failing_endpoint_is_one_line_not_a_traceback(tmp_path, capsys):
+    """HTTP 500 from the judge's endpoint (EndpointError) was a traceback; the stub stops whatever happens."""
+    with stub_server(status=500) as server:
+        code = main(judge_args(tmp_path, server))
+    assert code == 2 and len(server.requests) == 1
+    message = error_line(capsys, "score")
+    assert message.startswith(f"{server.base_url} answered HTTP 500: ") and "stub failure" in message
+
+
+def test_a_slow_endpoint_fails_after_the_timeout_it_names(tmp_path, capsys):
+    """The stub answers after 5 s (sooner when it stops): `-o timeout=0.2` makes the call fail first; without the
+    option (120 s) it would succeed."""
+    with stub_server(delay=5.0) as server:
+        code = main(judge_args(tmp_path, server, "-o", "timeout=0.2"))
+    assert code == 2
+    assert error_line(capsys, "score") == (f"{server.base_url} did not answer within 0.2 s; a slower endpoint needs a "
+                                           "larger -o timeout=SECONDS")
+
+
+@pytest.mark.parametrize("case", ["truncated weights", "local judge without config.json"])
+def test_a_model_that_cannot_load_is_one_line_naming_it(case, tiny_bert, tmp_path, capsys):
+    """A truncated safetensors file was a traceback; transformers' own message for a judge folder spans lines."""
+    paths = text_files(tmp_path, src=["He go to school ."], hyp=["He goes to school ."])
+    model = tmp_path / "model"
+    if case == "truncated weights":
+        shutil.copytree(tiny_bert, model)
+        weights = model / "model.safetensors"
+        weights.write_bytes(weights.read_bytes()[:100])
+        args = ["bertscore", "--references", paths["hyp"], "-o", "layer=1", "-o", "rescale_with_baseline=false"]
+        expected = f"cannot load model '{model}'. Give a local directory with the weights, or use -o model=minilm"
+    else:
+        model.mkdir()
+        args = ["llm-s", "-o", "backend=local"]
+        expected = f"cannot load the judge '{model}': {model} is not a model directory (no config.json)."
+    code = main(["score", *args, "--sources", paths["src"], "--predictions", paths["hyp"], "-o", f"model={model}"])
+    assert code == 2
+    message = error_line(capsys, "score")
+    assert message.startswith(expected)
+    assert case != "truncated weights" or "Cause: SafetensorError" in message
+
+
+@pytest.mark.parametrize("metric, extra, message", [
+    ("errant", ["--method", "reference"], "--method reference needs --references FILE [FILE ...]"),
+    ("errant", ["--method", "mbr", "--references", "REF"],
+     "--method mbr takes no --references (--method reference scores against them)"),
+    ("errant", ["--method", "reference_free"], "--method reference_free needs a reference-free metric; errant needs "
+     "references (use --method mbr, or --method reference with --references)"),
+    ("llm-s", [], "llm-s is reference-free: use --method reference_free"),
+])
+def test_rerank_method_errors_name_the_flags(metric, extra, message, tmp_path, capsys):
+    """They answered in Python syntax (`method='reference' needs `references``)."""
+    paths = text_files(tmp_path, src=["He go to school ."], a=["He goes to school ."], b=["He go to school ."])
+    extra = [paths["a"] if arg == "REF" else arg for arg in extra]
+    assert main(["rerank", metric, "--sources", paths["src"], "--candidates", paths["a"], paths["b"], *extra]) == 2
+    assert error_line(capsys, "rerank") == message

@@ -206,6 +206,24 @@ def test_missing_key_and_refused_requests_are_errors(monkeypatch):
         registry.run("llm-e", SOURCES, SYSTEMS["a"], api_key=KEY, criterion="fluency")
 
 
+def test_the_timeout_is_checked_sent_and_left_out_of_the_signature():
+    """`timeout` (seconds, > 0) is checked by the schema, bounds every request (a stub answering after 5 s, or when
+    it stops, fails a 0.2 s call) and changes no number: the signature stays the default's."""
+    from gecscore.llm_kobayashi24.backends import EndpointError
+
+    for bad, error in ((0, ValueError), (-1.0, ValueError), (float("nan"), ValueError), ("fast", TypeError)):
+        with pytest.raises(error, match="`timeout` must be"):
+            registry.check_options("llm-s", {"timeout": bad})
+    with stub_server(delay=5.0) as server:
+        with pytest.raises(EndpointError, match=r"did not answer within 0\.2 s; a slower endpoint needs a larger "
+                                                r"timeout=SECONDS"):
+            registry.run("llm-s", SOURCES[:1], SYSTEMS["a"][:1], base_url=server.base_url, api_key=KEY, timeout=0.2)
+    with stub_server() as server:
+        default = registry.run("llm-s", SOURCES, SYSTEMS["a"], base_url=server.base_url, api_key=KEY)
+        patient = registry.run("llm-s", SOURCES, SYSTEMS["a"], base_url=server.base_url, api_key=KEY, timeout=30)
+    assert patient.score == default.score and patient.signature == default.signature
+
+
 def test_cli_prints_the_corpus_score(tmp_path, capsys):
     paths = {}
     for name, texts in (("src", SOURCES), ("a", SYSTEMS["a"])):

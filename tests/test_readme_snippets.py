@@ -1,4 +1,5 @@
-"""Run the code of README.md, docs/usage.md and the metric cards (`metrics/*/README.md`) as a user would, offline.
+"""Run the code of README.md, docs/usage.md, docs/training.md and the metric cards (`metrics/*/README.md`) as a user
+would, offline.
 
 Every ```python block runs; no block is skipped (a block that could not run offline is rewritten until it can).
 Blocks run from a scratch directory laid out like the checkout (`metrics/`, `../shared`) with the Hub, evaluate and
@@ -7,7 +8,8 @@ a card's blocks are its doctests, run in order in one namespace (later examples 
 A ```bash block runs only where a `<!-- test -->` line precedes it; each of its lines must be a `gecscore ...`
 command (continuation lines with `\\`) and is run through `gecscore.cli.main`. Where a Trainer block uses names it
 does not define (`model`, `tokenizer`, `train_dataset`, `eval_dataset`: "your model and data"), the test provides a
-tiny random BART and a toy data set.
+tiny random BART and a toy data set; where a GRPO block does (`policy`: "your model", e.g. Qwen2.5-0.5B-Instruct), a
+tiny random causal LM's folder.
 """
 
 from __future__ import annotations
@@ -21,7 +23,9 @@ import pytest
 from conftest import REPO, SHARED
 
 MARK = "<!-- test -->"
-DOCUMENTS = (REPO / "README.md", REPO / "docs" / "usage.md")
+#: The documents whose uses must each have an executed block; DOCUMENTS also holds the training guide.
+USES = (REPO / "README.md", REPO / "docs" / "usage.md")
+DOCUMENTS = (*USES, REPO / "docs" / "training.md")
 CARDS = tuple(sorted((REPO / "metrics").glob("*/README.md")))
 OFFLINE = ("HF_HUB_OFFLINE", "HF_EVALUATE_OFFLINE", "TRANSFORMERS_OFFLINE", "HF_DATASETS_OFFLINE")
 
@@ -108,6 +112,10 @@ def test_block_runs(language, code, workdir, tmp_path, capsys):
     namespace: dict = {"__name__": "__main__"}
     if "Seq2SeqTrainer" in code:
         namespace.update(_trainer_names(tmp_path))
+    if "GRPOTrainer" in code:
+        from ecosystem_helpers import tiny_causal_lm
+
+        namespace["policy"] = str(tiny_causal_lm(tmp_path / "policy"))
     exec(compile(code, "<snippet>", "exec"), namespace)
     assert capsys.readouterr().out.strip(), "the block printed nothing"
 
@@ -128,7 +136,7 @@ def test_card_examples_run(card, workdir):
     assert runner.failures == 0, f"{runner.failures} example(s) of {card.parent.name}'s card failed (output above)"
 
 
-@pytest.mark.parametrize("path", DOCUMENTS, ids=lambda path: path.name)
+@pytest.mark.parametrize("path", USES, ids=lambda path: path.name)
 def test_every_use_has_an_executed_block(path):
     text = "\n".join(code for _, language, code, marked in code_blocks(path) if language == "python" or marked)
     for needle in ("gecscore score", "seq2seq_compute_metrics", "combine(", "num_process", "paired_bootstrap"):

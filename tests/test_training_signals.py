@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import json
 import math
+import os
+import re
 import textwrap
 import warnings
 
@@ -15,7 +17,7 @@ import pytest
 from conftest import build_tiny_model
 from gecscore import registry
 from gecscore.rewards import GECReward, completion_text, reward_function
-from gecscore.sentence_scorer import SentenceScorer
+from gecscore.sentence_scorer import MODEL_OUTPUT_DEFAULTS, SentenceScorer, options_with
 from test_some_scribendi import tiny_reference_free
 
 SOURCES = ["he go to school yesterday .", "i has a apple .", "she buyed some apples .", "the cat are here ."]
@@ -41,7 +43,9 @@ def tiny(tmp_path_factory, tiny_bert):
         "gleu": {}, "sentgleu": {}, "green": {}, "gotoscorer": {},
         "uot_errant": {"model": str(tiny_bert)}, "pt_m2": {"model": str(tiny_bert), "layer": 1},
         "bertscore": {"model": str(tiny_bert), "layer": 1, "rescale_with_baseline": False},
-        "impara_ged": {"model": str(qe)}, "some": free["some"], "scribendi": free["scribendi"],
+        # rewards gate IMPARA-GED by similarity (its training default, variant='impara'): a tiny estimator here too
+        "impara_ged": {"model": str(qe), "se_model": str(tiny_bert)},
+        "some": free["some"], "scribendi": free["scribendi"],
     }
 
 
@@ -132,18 +136,13 @@ def test_configuration_errors_raise_when_the_reward_is_built(tmp_path):
 @pytest.mark.timeout(300)
 def test_a_grpo_trainer_trains_two_steps_with_gecscore_rewards(tmp_path):
     trl = pytest.importorskip("trl")
-    import torch
     import transformers
     from datasets import Dataset
 
-    path = build_tiny_model(tmp_path / "lm", "bert")  # its tokenizer; the model is replaced by a causal LM
+    from ecosystem_helpers import tiny_causal_lm
+
+    path = tiny_causal_lm(tmp_path / "lm")
     tokenizer = transformers.AutoTokenizer.from_pretrained(path)
-    tokenizer.eos_token, tokenizer.bos_token = "[SEP]", "[CLS]"
-    tokenizer.save_pretrained(path)
-    torch.manual_seed(0)
-    transformers.GPT2LMHeadModel(transformers.GPT2Config(
-        vocab_size=len(tokenizer), n_embd=32, n_layer=2, n_head=2, n_positions=128, bos_token_id=tokenizer.cls_token_id,
-        eos_token_id=tokenizer.sep_token_id, pad_token_id=tokenizer.pad_token_id)).save_pretrained(path)
     seen: dict[str, list[list[float]]] = {"gleu": [], "errant": []}
 
     class Recording(GECReward):
@@ -193,15 +192,17 @@ CANDIDATES = [["he went to school yesterday .", "he goes to school yesterday .",
 
 
 def brute_force_utility(metric, options, source, candidates):
-    """U[j, k]: candidate j scored alone against candidate k, one registry run per pair."""
+    """U[j, k]: candidate j scored alone against candidate k, one registry run per pair, with reranking's defaults
+    for model output; a lone candidate against itself."""
     matrix = np.full((len(candidates), len(candidates)), np.nan)
     low, high = registry.spec(metric).sentence_range(True)
     for j, hyp in enumerate(candidates):
         for k, ref in enumerate(candidates):
-            if j != k:
+            if j != k or len(candidates) == 1:
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore")
-                    score = registry.run(metric, [source], [hyp], [[ref]], robust=True, **options).sentence_scores()[0]
+                    score = registry.run(metric, [source], [hyp], [[ref]],
+                                         **options_with(MODEL_OUTPUT_DEFAULTS, metric, options)).sentence_scores()[0]
                 matrix[j, k] = (score - low) / (high - low)
     return matrix
 
@@ -218,12 +219,11 @@ def test_mbr_equals_brute_force(metric, tiny):
         expected = brute_force_utility(metric, options, source, [" ".join(c.split()) for c in group])
         tolerance = 1e-6 if "model" in options else 0.0
         np.testing.assert_allclose(result.utility[i], expected, atol=tolerance, rtol=0)
-        means = [np.nanmean(row) if len(group) > 1 else None for row in expected]
-        if len(group) > 1:
-            np.testing.assert_allclose(result.scores[i], means, atol=tolerance, rtol=0)
-            assert result.choice[i] == int(np.argmax(means))
-        else:
-            assert result.scores[i] == [None] and result.choice[i] == 0
+        means = [np.nanmean(row) for row in expected]
+        np.testing.assert_allclose(result.scores[i], means, atol=tolerance, rtol=0)
+        assert result.choice[i] == int(np.argmax(means))  # the earliest among equals, as argmax
+        if len(group) == 1:  # a lone candidate's utility is against itself: a number, 1 when robust
+            assert result.scores[i] == [1.0]
         assert result.chosen[i] == group[result.choice[i]]
     assert {(r["source"], r["candidate"]) for r in result.degenerate if r["reason"] == "empty prediction"} == {(3, 2)}
 
@@ -237,8 +237,9 @@ def test_reference_free_and_reference_reranking_equal_brute_force(tiny):
             refs = None if references is None else [references[i]] * len(group)
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
-                expected = [registry.run(metric, [SOURCES[i]], [c], None if refs is None else [refs[0]], robust=True,
-                                         **tiny[metric]).sentence_scores()[0] for c in group]
+                expected = [registry.run(metric, [SOURCES[i]], [c], None if refs is None else [refs[0]],
+                                         **options_with(MODEL_OUTPUT_DEFAULTS, metric, tiny[metric])
+                                         ).sentence_scores()[0] for c in group]
             np.testing.assert_allclose(result.scores[i], expected, atol=1e-6, rtol=0)
             assert result.choice[i] == int(np.argmax(expected))
 
@@ -258,8 +259,11 @@ def test_rerank_errors_name_what_is_wrong():
         rerank(SOURCES, CANDIDATES, metric="errant", method="best")
     with pytest.raises(TypeError, match=r"`sources\[1\]` must be a string, got int"):
         rerank([SOURCES[0], 7], CANDIDATES[:2], metric="errant")
-    with pytest.raises(TypeError, match=r"`candidates\[0\]\[1\]` must be a string, got bytes"):
-        rerank(SOURCES[:1], [["a .", b"b ."]], metric="errant")
+    # a candidate is model output: one that is not text is refused on its row, never an error
+    result = rerank(SOURCES[:1], [["a .", b"b ."]], metric="errant")
+    assert result.choice == [0] and result.scores[0][1] == 0.0
+    assert [(r["candidate"], r["reason"]) for r in result.degenerate] == [(1, "refused")]
+    assert "`candidates[0][1]` is not text (bytes)" in result.degenerate[0]["why"]
 
 
 def test_a_candidate_nobody_can_score_is_chosen_last_and_listed():
@@ -321,11 +325,12 @@ def test_score_dataset_equals_compute(metric, shared_data, tiny):
 
     rows = seeda_rows(shared_data)
     references = None if metric == "impara_ged" else ["ref0", "ref1"]
-    expected = expected_scores(rows, metric, **tiny[metric])
+    options = {**tiny[metric], "variant": "impara"} if metric == "impara_ged" else tiny[metric]  # compute's defaults
+    expected = expected_scores(rows, metric, **options)
     for dataset in (Dataset.from_dict(rows), Dataset.from_dict(rows).to_iterable_dataset(num_shards=3)):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            scored = score_dataset(dataset, metric, references=references, batch_size=7, **tiny[metric])
+            scored = score_dataset(dataset, metric, references=references, batch_size=7, **options)
             scored = list(scored)
         assert [row[metric] for row in scored] == expected.sentence_scores()
         flagged = {r["index"] for r in expected.details["degenerate_sentences"]}
@@ -365,6 +370,70 @@ def test_score_dataset_resumes_from_the_datasets_cache(shared_data, tmp_path, mo
     assert list(score_dataset(dataset, "errant", **run)["errant"]) == list(resumed["errant"]) and calls == []
 
 
+def test_score_dataset_rescores_when_a_model_is_replaced_in_place(tmp_path, monkeypatch):
+    from datasets import Dataset, load_from_disk
+
+    from gecscore import score_dataset
+    from gecscore.common import encoders
+
+    qe = build_tiny_model(tmp_path / "qe", "bert", num_labels=1)
+    predictions = [group[0] for group in REFERENCES]
+    Dataset.from_dict({"source": SOURCES, "prediction": predictions}).save_to_disk(tmp_path / "data")
+    dataset = load_from_disk(tmp_path / "data")
+    calls: list[int] = []
+    original = SentenceScorer.score
+
+    def counting(self, *args, **kwargs):
+        calls.append(1)
+        return original(self, *args, **kwargs)
+
+    monkeypatch.setattr(SentenceScorer, "score", counting)
+
+    def rerun():
+        encoders.release_models()  # as a new process would: the estimator loaded from its folder as it is now
+        calls.clear()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return list(score_dataset(dataset, "impara_ged", model=str(qe), batch_size=2)["impara_ged"])
+
+    old = rerun()
+    assert calls
+    assert rerun() == old and calls == []  # nothing changed: read back from the datasets cache
+    build_tiny_model(qe, "bert", seed=1, num_labels=1)  # a retrained estimator saved over the old one
+    new = rerun()
+    assert calls  # scored again, not read back
+    assert all(abs(a - b) > 1e-6 for a, b in zip(new, old))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        expected = registry.run("impara_ged", SOURCES, predictions, model=str(qe)).sentence_scores()
+    np.testing.assert_allclose(new, expected, atol=1e-6, rtol=0)  # the new estimator's numbers
+
+
+def test_score_dataset_fingerprints_pin_what_an_alias_or_hub_id_loads(tmp_path, monkeypatch):
+    import huggingface_hub.constants
+
+    from gecscore.dataset_scoring import _models
+    from gecscore.impara_ged.embedded import installed_asset_dir, minilm_path
+
+    embedded = _models("impara_ged", {"model": "embedded"})["embedded"]
+    assert [i["path"] for i in embedded] == [os.path.realpath(installed_asset_dir()), os.path.realpath(minilm_path())]
+    assert {"qe_delta.safetensors", "model.safetensors"} <= {name for i in embedded for name, _, _ in i["files"]}
+    assert [i["path"] for i in _models("bertscore", {"model": "minilm", "layer": 6})["minilm"]] == \
+        [os.path.realpath(minilm_path())]
+    repo = tmp_path / "hub" / "models--org--qe"
+    for commit in ("aaa", "bbb"):
+        (repo / "snapshots" / commit).mkdir(parents=True)
+        (repo / "snapshots" / commit / "config.json").write_text("{}")
+    (repo / "refs").mkdir()
+    (repo / "refs" / "main").write_text("aaa")
+    monkeypatch.setattr(huggingface_hub.constants, "HF_HUB_CACHE", str(tmp_path / "hub"))
+    assert _models("impara_ged", {"model": "org/qe"}) == {"org/qe": [{"hub": "org/qe", "commits": {"main": "aaa"}}]}
+    (repo / "refs" / "main").write_text("bbb")  # the Hub model updated: main now resolves to another snapshot
+    assert _models("impara_ged", {"model": "org/qe", "revision": "aaa"}) == \
+        {"org/qe": [{"hub": "org/qe", "commits": {"main": "bbb", "aaa": "aaa"}}]}
+    assert _models("impara_ged", {"model": "other/qe"}) == {}  # not cached: its name in the options is all there is
+
+
 def test_score_dataset_errors_name_the_column_or_the_rows(shared_data):
     from datasets import Dataset
 
@@ -383,6 +452,25 @@ def test_score_dataset_errors_name_the_column_or_the_rows(shared_data):
     bad = dict(rows, prediction=[*rows["prediction"][:9], "a \x07 bell", *rows["prediction"][10:]])
     with pytest.raises(ValueError, match=r"dataset rows 8-11: `predictions\[1\]` has control character"):
         score_dataset(Dataset.from_dict(bad), "errant", references=["ref0"], batch_size=4)
+
+
+def test_score_dataset_on_a_stream_of_unknown_columns_names_a_misnamed_column():
+    from datasets import IterableDataset
+
+    from gecscore import score_dataset
+
+    def rows():
+        yield from ({"source": s, "prediction": r[0], "ref": r[0]} for s, r in zip(SOURCES, REFERENCES))
+
+    stream = IterableDataset.from_generator(rows)
+    assert stream.column_names is None  # nothing to check before the first batch
+    columns = re.escape("; its columns: ['source', 'prediction', 'ref']")
+    for run, message in [(dict(prediction="hyp", references="ref"), r"no column 'hyp' \(`prediction`\)" + columns),
+                         (dict(references=["ref", "ref1"]), r"no column 'ref1' \(`references`\)" + columns),
+                         (dict(references="ref", column="source"), "already has a column 'source'")]:
+        scored = score_dataset(stream, "errant", **run)
+        with pytest.raises(ValueError, match=message):
+            next(iter(scored))
 
 
 DATASET_WORKER = textwrap.dedent('''
@@ -427,7 +515,7 @@ def test_score_dataset_under_two_torchrun_ranks_equals_one_process(shared_data, 
     run_torchrun(script, [str(tmp_path), str(shared_data), tiny["impara_ged"]["model"]], tmp_path)
     rows = seeda_rows(shared_data)
     errant = expected_scores(rows, "errant")
-    impara = expected_scores(rows, "impara_ged", **tiny["impara_ged"])
+    impara = expected_scores(rows, "impara_ged", model=tiny["impara_ged"]["model"])
     flagged = {r["index"] for r in errant.details["degenerate_sentences"]}
     for rank in (0, 1):
         got = json.loads((tmp_path / f"rank{rank}.json").read_text())

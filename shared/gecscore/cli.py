@@ -30,6 +30,12 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     return parser
 
 
+#: The errors a command reports as the user's (one line, exit 2): the library raises these with a message naming
+#: what to change — a bad option or input (ValueError, TypeError), a file, a model that cannot be loaded or an
+#: endpoint that fails (OSError: `cannot_load`, `EndpointError`). Anything else is a bug and keeps its traceback.
+USER_ERRORS = (ValueError, TypeError, OSError)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one subcommand; user errors print one line and exit 2."""
     argv = sys.argv[1:] if argv is None else list(argv)
@@ -37,9 +43,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser(command).parse_args(argv)
     try:
         return int(args.func(args) or 0)
-    except (ValueError, TypeError, FileNotFoundError, OSError) as error:
+    except USER_ERRORS as error:
         flag = getattr(args, "cli_option_flag", None)
-        message = str(error) if flag is None else shell_syntax(str(error), flag)
+        message = " ".join(str(error).split()) or type(error).__name__  # one line: transformers' span several
+        message = message if flag is None else shell_syntax(message, flag)
         print(f"gecscore {args.command}: error: {message}", file=sys.stderr)
         return 2
 

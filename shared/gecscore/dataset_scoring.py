@@ -11,10 +11,14 @@ PT-ERRANT and CLEME), where alone it takes its own best reference. So rows can b
 systems are refused before any work, and bad input raises before its batch is scored, naming the dataset rows.
 
 * A map-style `Dataset` backed by files is scored in chunks of `chunk_size` rows, each one a `Dataset.map` with a
-  fingerprint of its own (the dataset's, the rows, the metric and its options, gecscore's version): a chunk
-  finished before an interruption is read back from the datasets cache, so a rerun resumes where it stopped, and
-  a finished run is read back whole.
-* An `IterableDataset` is mapped lazily: rows are scored as they are read, memory stays bounded.
+  fingerprint of its own (the dataset's, the rows, the metric and its options, gecscore's version, and the identity
+  of every model the options name: a local folder's or file's names, sizes and modification times, a Hub id's
+  cached commit, the folders behind `minilm` and `embedded`): a chunk finished before an interruption is read back
+  from the datasets cache, so a rerun resumes where it stopped, and a finished run is read back whole. A change to
+  the data, an option or any model file (a retrained estimator saved over the old one) makes a new fingerprint, so
+  the rows are scored again, never read back from the old model's numbers.
+* An `IterableDataset` is mapped lazily: rows are scored as they are read, memory stays bounded. Where its
+  columns are unknown until read (`column_names` None), a misnamed one raises at the first batch.
 * Under `torch.distributed` (`torchrun`, `accelerate launch`) a map-style dataset is split by node
   (`datasets.distributed.split_dataset_by_node`, contiguous parts), each rank scores its part, and the columns are
   gathered in order, so every rank returns the whole dataset with its scores. An iterable dataset is split by node
@@ -27,8 +31,10 @@ import hashlib
 import json
 from typing import Any, Sequence
 
-from gecscore import __version__, sharding
+from gecscore import __version__, registry, sharding
 from gecscore.common.degenerate import CLIPPED
+from gecscore.common.file_identity import file_identity
+from gecscore.common.validation import reference_cell
 from gecscore.sentence_scorer import SentenceScorer
 
 __all__ = ["score_dataset"]
@@ -43,6 +49,7 @@ def score_dataset(dataset: Any, metric: str, *, source: str = "source", predicti
     from datasets.distributed import split_dataset_by_node
 
     column = column or metric
+    models = _models(metric, options)  # pinned before the scorer loads them, as the embedding cache pins its files
     scorer = SentenceScorer(metric, **options)
     ref_columns = [references] if isinstance(references, str) else list(references or [])
     if scorer.reference_free and ref_columns:
@@ -52,21 +59,15 @@ def score_dataset(dataset: Any, metric: str, *, source: str = "source", predicti
     for kind, batch in (("batch_size", batch_size), ("chunk_size", chunk_size)):
         if not isinstance(batch, int) or batch < 1:
             raise ValueError(f"`{kind}` must be a positive integer, got {batch!r}")
-    names = dataset.column_names
-    if names is not None:
-        for role, name in [("source", source), ("prediction", prediction)] + [("references", r) for r in ref_columns]:
-            if name not in names:
-                raise ValueError(f"the dataset has no column {name!r} (`{role}`); its columns: {names}")
-        for new in (column, f"{column}_degenerate"):
-            if new in names:
-                raise ValueError(f"the dataset already has a column {new!r}; name the score column with `column=`")
     score_rows = _Rows(scorer, source, prediction, ref_columns, column)
+    if dataset.column_names is not None:  # else (a stream of unknown features) each batch checks its own columns
+        score_rows.check_columns(dataset.column_names)
     rank, world = sharding.rank_and_world()
     if isinstance(dataset, datasets.IterableDataset):
         if world > 1:
             dataset = split_dataset_by_node(dataset, rank=rank, world_size=world)
         return dataset.map(score_rows, batched=True, batch_size=batch_size, with_indices=True)
-    fingerprint = _fingerprint(dataset, metric, options, source, prediction, ref_columns, column, batch_size)
+    fingerprint = _fingerprint(dataset, metric, options, models, source, prediction, ref_columns, column, batch_size)
     if world == 1:
         return _map_in_chunks(dataset, score_rows, batch_size, chunk_size, fingerprint)
     part = split_dataset_by_node(dataset, rank=rank, world_size=world)
@@ -91,16 +92,29 @@ class _Rows:
         """The same function for a part of the dataset that starts at row `start`."""
         return _Rows(self.scorer, self.source, self.prediction, self.references, self.column, start)
 
+    def check_columns(self, names: Sequence[str]) -> None:
+        """Raise ValueError naming a column this function reads that is not among `names`, or one it adds that
+        is (a KeyError or a silently overwritten column would not say which role's name is wrong)."""
+        roles = [("source", self.source), ("prediction", self.prediction)]
+        for role, name in roles + [("references", r) for r in self.references]:
+            if name not in names:
+                raise ValueError(f"the dataset has no column {name!r} (`{role}`); its columns: {list(names)}")
+        for new in (self.column, f"{self.column}_degenerate"):
+            if new in names:
+                raise ValueError(f"the dataset already has a column {new!r}; name the score column with `column=`")
+
     def __call__(self, batch: dict[str, list[Any]], indices: list[int]) -> dict[str, list[Any]]:
+        self.check_columns(list(batch))
         where = f"dataset rows {self.start + indices[0]}-{self.start + indices[-1]}" if indices else "dataset"
         references = None
         if self.references:
             references = []
             for i, values in enumerate(zip(*(batch[name] for name in self.references))):
-                group = [r for value in values for r in ([value] if isinstance(value, str) else value or [])]
-                if not group or not all(isinstance(r, str) for r in group):
-                    raise ValueError(f"row {self.start + indices[i]}: references {self.references} hold no list of "
-                                     f"strings ({values!r})")
+                row = self.start + indices[i]
+                group = [r for name, value in zip(self.references, values)
+                         for r in reference_cell(value, f"{name}[{row}]", allow_empty=True)]
+                if not group:
+                    raise ValueError(f"row {row}: references {self.references} hold no reference ({values!r})")
                 references.append(group)
         try:
             scored = self.scorer.score(batch[self.source], batch[self.prediction], references)
@@ -131,8 +145,42 @@ def _map_in_chunks(dataset: Any, score_rows: _Rows, batch_size: int, chunk_size:
     return datasets.concatenate_datasets(parts)
 
 
+def _models(metric: str, options: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
+    """Each model name among `metric`'s settings (defaults filled in) → the identity of what it loads
+    (`file_identity`), where one is known: the chunk fingerprints change when the weights do, not only the names.
+
+    One rule for every metric: any free-form string setting (one without fixed choices) may name a model, a folder
+    or a file, so each is looked up; the aliases `minilm` and `embedded` stand for the folders they load."""
+    spec = registry.spec(metric)
+    resolved = spec.resolve(registry.check_options(metric, options))
+    revisions = list(dict.fromkeys([None, resolved.get("revision")]))
+    names: list[str] = []
+    for option in spec.options:
+        if not option.choices:  # a choice is a word of the metric's own, never a file
+            value = resolved.get(option.name)
+            names += [v for v in (value if isinstance(value, (list, tuple)) else [value]) if isinstance(v, str)]
+    found = {name: [i for i in (file_identity(path, revisions) for path in _folders(name)) if i is not None]
+             for name in dict.fromkeys(names)}
+    return {name: identities for name, identities in found.items() if identities}
+
+
+def _folders(name: str) -> list[str]:
+    """What the model name `name` loads: the PyPI MiniLM for `minilm`, IMPARA's embedded estimator (its delta and
+    the MiniLM under it) for `embedded`, else `name` itself."""
+    from gecscore.common.encoders import ALIASES, resolve_model
+    from gecscore.impara_ged import EMBEDDED, embedded_folders
+
+    try:
+        if name == EMBEDDED:
+            return [str(folder) for folder in embedded_folders()]
+        return [resolve_model(name)] if name.lower() in ALIASES else [name]
+    except OSError:  # the alias's package is not installed: loading fails before any score is cached
+        return []
+
+
 def _fingerprint(dataset: Any, metric: str, options: dict[str, Any], *parts: Any) -> str:
-    """What the scores depend on: the dataset's own fingerprint, the metric and options, the columns, gecscore."""
+    """What the scores depend on: the dataset's own fingerprint, the metric and options, the identities of the
+    models (`_models`), the columns, gecscore."""
     described = json.dumps([getattr(dataset, "_fingerprint", None), metric, options, parts, __version__],
                            sort_keys=True, default=repr)
     return hashlib.sha256(described.encode()).hexdigest()[:32]

@@ -10,11 +10,14 @@ metric) mapped from the metric's declared interval (`MetricSpec.sentence_range`;
 Defaults differ from `compute` where model output needs them, each one an option the user may turn off:
 `robust=True` (an empty completion scores as the unchanged source, scores stay in range, perfect corrections score
 1), `tokenize=True` (completions are raw, detokenised text; sources and references are spaCy-tokenised the same
-way) and `normalize=True` (invisible characters removed, NFC). A completion nobody could score (a control
-character, invalid Unicode, more than `max_tokens` tokens, a rewrite longer than `max_changed_run`) gets reward 0
-and is counted, never an exception; a misconfiguration (an unknown metric or option, a model that cannot be loaded,
-a corpus-dependent setting) raises when the reward is built, and a missing dataset column at the first call, naming
-it.
+way) and `normalize=True` (invisible characters removed, NFC): `gecscore.sentence_scorer.MODEL_OUTPUT_DEFAULTS`,
+the same as reranking's. Two kinds of failure are never confused (docs/bad-input.md). A completion nobody could
+score (not text at all: None, a number, a nested list; a control character, invalid Unicode, more than `max_tokens`
+tokens, a rewrite longer than `max_changed_run`) gets reward 0 and is flagged with its index, never an exception. A
+misconfiguration raises when the reward is built: an unknown metric or option, a model that cannot be loaded, a
+corpus-dependent setting, and whatever makes the metric fail on a built-in example (a missing layer or baseline, a
+bad `beta`); a missing dataset column or a references cell that is not a string or a list of strings raises at the
+first call, naming the column and the row; a batch whose rows are all refused for one reason raises, naming it.
 
 Each call logs, through TRL's `log_metric`, the share of completions in each degenerate class
 (`gecscore/<name>/<reason>`), and keeps the last batch's records in `last_degenerate`.
@@ -28,12 +31,13 @@ from typing import Any, Callable, Sequence
 from gecscore import registry
 from gecscore.common.inputs import TextHygieneWarning
 from gecscore.common.validation import check_references, check_texts
-from gecscore.sentence_scorer import ScoredBatch, SentenceScorer, options_with
+from gecscore.sentence_scorer import MODEL_OUTPUT_DEFAULTS, ScoredBatch, SentenceScorer, options_with
 
 __all__ = ["GECReward", "reward_function", "completion_text", "REWARD_DEFAULTS"]
 
-#: What a reward sets unless the user does: model output is raw text and must never stop training.
-REWARD_DEFAULTS = {"robust": True, "tokenize": True, "normalize": True}
+#: What a reward sets unless the user does: model output is raw text and must never stop training (the same
+#: defaults as reranking's, `gecscore.sentence_scorer.MODEL_OUTPUT_DEFAULTS`).
+REWARD_DEFAULTS = MODEL_OUTPUT_DEFAULTS
 
 
 def completion_text(completion: Any) -> str:
@@ -90,23 +94,31 @@ class GECReward:
         """One reward in [0, 1] per completion."""
         if completions is None:
             raise TypeError("the reward needs `completions` (TRL passes prompts, completions and the dataset columns)")
-        texts = [completion_text(c) for c in completions]
+        texts: list[str] = []
+        unreadable: dict[int, str] = {}
+        for i, completion in enumerate(completions):
+            try:
+                texts.append(completion_text(completion))
+            except TypeError as error:  # model output of the wrong shape: this row's fault, not the setup's
+                texts.append("")
+                unreadable[i] = f"completion {i} is not text: {error}"
         sources = self._column(columns, self.source_column, len(texts))
         references = None
         if self.references_column is not None:
             references = check_references(self._column(columns, self.references_column, len(texts)), len(texts),
                                           name=self.references_column)
-        batch = self._score(sources, texts, references)
+        batch = self._score(sources, texts, references, unreadable)
         self.calls += 1
         self.last_degenerate = batch.degenerate
         self._log(batch, columns.get("log_metric"), columns.get("log_extra"))
         return batch.values
 
-    def _score(self, sources: list[str], texts: list[str], references: list[list[str]] | None) -> ScoredBatch:
+    def _score(self, sources: list[str], texts: list[str], references: list[list[str]] | None,
+               unreadable: dict[int, str]) -> ScoredBatch:
         with warnings.catch_warnings():
             if self._hygiene_silent:  # normalised as documented; a warning per step would drown the log
                 warnings.simplefilter("ignore", TextHygieneWarning)
-            return self.scorer.score(sources, texts, references)
+            return self.scorer.score(sources, texts, references, refused=unreadable)
 
     def _column(self, columns: dict[str, Any], name: str, n: int) -> list[str]:
         if name not in columns:

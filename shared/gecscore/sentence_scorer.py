@@ -17,15 +17,28 @@ Repeated work is not repeated: the ERRANT parses and edit lists and the encoder 
 bounded LRU caches of the process (`gecscore.common.edits`, `gecscore.common.encoders`), so a source or reference
 seen in an earlier batch is neither parsed nor encoded again, and duplicate rows within a batch are scored once.
 
-`lenient=True` (the rewards' mode) is for model output nobody has checked: a prediction that the input layer would
-refuse (a control character, text that is not valid Unicode, more tokens than `max_tokens`, a change run longer
-than `max_changed_run`), or that makes the metric refuse its row, gets the lowest value, 0, and a record saying why;
-whitespace runs (newlines, tabs) become single spaces first. Without it, such input raises as in `registry.run`.
+`lenient=True` (the mode of rewards and reranking) is for model output nobody has checked: a prediction that the
+input layer would refuse (a control character, text that is not valid Unicode, more tokens than `max_tokens`, a
+change run longer than `max_changed_run`), one the caller could not read as text (`refused=`), or one that makes the
+metric refuse its row, gets the lowest value, 0, and a record saying why; whitespace runs (newlines, tabs) become
+single spaces first. Without it, such input raises as in `registry.run`.
+
+Two kinds of failure are never confused (docs/bad-input.md). A row is refused only for what is wrong with its
+prediction. What would fail every row is an error:
+
+* at construction: the options against the schema, the models' loadability, and a probe, a tiny built-in example
+  scored through the real metric, so that a missing layer or baseline, a bad `beta` or a model that cannot run
+  fails before the first batch (not for LLM-S/E, whose probe would be a paid call: `MetricSpec.probe`);
+* at a call: a row the metric refuses is scored again with its own source as the prediction; when that control row
+  is refused too, the fault is the row's data or the setup, not the model output, and the call raises naming the
+  row. And when every distinct row of a call (two or more) is refused for one and the same reason (numbers and
+  quoted text aside), the call raises with that reason instead of returning a batch of zeros.
 """
 
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
@@ -34,7 +47,13 @@ from gecscore.common.degenerate import CLIPPED, NO_SCORE, REFUSED, flag
 from gecscore.common.inputs import check_clean, longest_changed_run
 from gecscore.common.text_input import control_character
 
-__all__ = ["ScoredBatch", "SentenceScorer", "options_with"]
+__all__ = ["MODEL_OUTPUT_DEFAULTS", "ScoredBatch", "SentenceScorer", "options_with"]
+
+#: What rewards and reranking set unless the user does (one default for model output, recorded in the signature):
+#: model output is raw, detokenised text (`tokenize`; sources and references are tokenised the same way), may hold
+#: invisible characters (`normalize`) and must be scored on the metric's robust scale (`robust`: an empty output
+#: scores as the unchanged source, perfect is 1, scores stay in range).
+MODEL_OUTPUT_DEFAULTS = {"robust": True, "tokenize": True, "normalize": True}
 
 
 @dataclass
@@ -82,6 +101,8 @@ class SentenceScorer:
         self.low, self.high = self.spec.sentence_range(self.robust)
         registry.runner(metric).check_models(checked)
         self.signature: str | None = None
+        if self.spec.probe:
+            self._probe()
 
     @property
     def reference_free(self) -> bool:
@@ -89,20 +110,25 @@ class SentenceScorer:
         return self.spec.reference_free
 
     def score(self, sources: Sequence[str], predictions: Sequence[str],
-              references: Sequence[Sequence[str]] | None = None) -> ScoredBatch:
-        """Values in [0, 1] of every row (see the module docstring); `references` holds one list per row."""
+              references: Sequence[Sequence[str]] | None = None, *,
+              refused: Mapping[int, str] | None = None) -> ScoredBatch:
+        """Values in [0, 1] of every row (see the module docstring); `references` holds one list per row; lenient,
+        `refused` names rows whose prediction the caller could not read as text (their `predictions` entry is
+        ignored), with the reason."""
         n = len(predictions)
         if len(sources) != n or (references is not None and len(references) != n):
             raise ValueError(f"{n} predictions, {len(sources)} sources"
                              + ("" if references is None else f", {len(references)} reference groups"))
-        refused: dict[int, str] = {}
+        if refused and not self.lenient:
+            raise ValueError("`refused` rows are for lenient scoring (model output)")
+        refused = dict(refused or {})
         if self.lenient:  # the data must be right (errors name the row); only the predictions are model output
             check_clean("sources", sources, normalize=False, max_tokens=self.max_tokens, found=[])
             for i, group in enumerate(references or []):
                 check_clean(f"references[{i}][]", group, normalize=False, max_tokens=self.max_tokens, found=[])
-            predictions = [" ".join(text.split()) for text in predictions]
-            refused = {i: why for i, (src, text) in enumerate(zip(sources, predictions))
-                       if (why := self.refusal(src, text)) is not None}
+            predictions = ["" if i in refused else " ".join(text.split()) for i, text in enumerate(predictions)]
+            refused.update({i: why for i, (src, text) in enumerate(zip(sources, predictions))
+                            if i not in refused and (why := self.refusal(src, text)) is not None})
         rows: dict[tuple[Any, ...], int] = {}
         for i in range(n):
             if i not in refused:
@@ -112,10 +138,12 @@ class SentenceScorer:
         scores: list[float | None] = [None] * n
         values = [0.0] * n
         degenerate: list[dict[str, Any]] = []
+        whys: list[str] = []
         for i in range(n):
             first = i if i in refused else rows[self._key(sources, predictions, references, i)]
             if first in refused:  # refused before scoring, or by the metric (then for every copy of the row)
                 degenerate.append(flag(i, REFUSED, why=refused[first]))
+                whys.append(refused[first])
                 continue
             score = scored[first]
             scores[i] = score
@@ -128,6 +156,8 @@ class SentenceScorer:
                 degenerate.append(flag(i, CLIPPED, score=score, range=[self.low, self.high]))
                 value = min(1.0, max(0.0, value))
             values[i] = value
+        if len(whys) == n:
+            self.check_reasons(whys, len({self._key(sources, predictions, references, i) for i in range(n)}))
         return ScoredBatch(values, scores, degenerate)
 
     # -----------------------------------------------------------------------------------------------
@@ -156,15 +186,24 @@ class SentenceScorer:
                 return f"changes {run} consecutive tokens, more than max_changed_run={self.max_changed_run}"
         return None
 
+    def _probe(self) -> None:
+        """Score the built-in example through the real metric: whatever fails there fails every row."""
+        try:
+            self._run([_PROBE[0]], [_PROBE[1]], None if self.reference_free else [[_PROBE[2]]], [0])
+        except (ValueError, TypeError, OSError, RuntimeError) as error:
+            raise ValueError(f"{self.metric} cannot score a sentence with these options ({_options(self.options)}): "
+                             f"{error}") from error
+
     def _score_rows(self, sources: Sequence[str], predictions: Sequence[str],
                     references: Sequence[Sequence[str]] | None, rows: list[int], refused: dict[int, str]
                     ) -> tuple[dict[int, float | None], dict[int, list[dict[str, Any]]]]:
         """Sentence score and degenerate records of each row index in `rows`. Lenient: when the metric refuses the
-        batch, each row is scored alone and the rows it refuses join `refused`."""
+        batch, each row is scored alone and the rows it refuses join `refused`, unless the metric refuses the
+        row's control too (its source as the prediction): then the row's data or the setup is at fault."""
         try:
             return self._run(sources, predictions, references, rows)
         except ValueError:
-            if not self.lenient or len(rows) == 1:
+            if not self.lenient:
                 raise
         scores: dict[int, float | None] = {}
         records: dict[int, list[dict[str, Any]]] = {}
@@ -172,11 +211,29 @@ class SentenceScorer:
             try:
                 one_scores, one_records = self._run(sources, predictions, references, [i])
             except ValueError as error:
+                self._check_control(sources, references, i)
                 refused[i] = f"the metric refused it: {error}"
                 continue
             scores.update(one_scores)
             records.update(one_records)
         return scores, records
+
+    def _check_control(self, sources: Sequence[str], references: Sequence[Sequence[str]] | None, i: int) -> None:
+        """Raise, naming row `i`, when the metric refuses the row with its own source as the prediction."""
+        try:
+            self._run([sources[i]], [sources[i]], None if references is None else [references[i]], [0])
+        except ValueError as error:
+            raise ValueError(f"row {i}: the metric refuses this row whatever the prediction (its source as the "
+                             f"prediction too), so the row's source or references or the options are at fault, "
+                             f"not the model output: {error}") from error
+
+    def check_reasons(self, whys: Sequence[str], distinct: int) -> None:
+        """Raise when the refusals `whys` of every row of a batch with two or more `distinct` rows give one reason:
+        a setup mistake, not model output."""
+        if distinct >= 2 and len({_REASON_DETAIL.sub("…", why) for why in whys}) == 1:
+            raise ValueError(f"{self.metric}: every row of the batch ({len(whys)}) was refused for the same reason, "
+                             "which points at the setup (options, tokenisation, data), not at the model output: "
+                             f"{whys[0]}")
 
     def _run(self, sources: Sequence[str], predictions: Sequence[str], references: Sequence[Sequence[str]] | None,
              rows: list[int]) -> tuple[dict[int, float | None], dict[int, list[dict[str, Any]]]]:
@@ -195,11 +252,24 @@ class SentenceScorer:
         return scores, records
 
 
+#: The probe: a source, a correction of it and its reference, whitespace-tokenised (scorable with any options).
+_PROBE = ("He go to school every day .", "He goes to school every day .", "He goes to school every day .")
+#: What varies between two refusals for one reason: numbers, quoted and backticked text.
+_REASON_DETAIL = re.compile(r"`[^`]*`|'[^']*'|\"[^\"]*\"|U\+[0-9A-F]+|\d+(?:\.\d+)?")
+
+
+def _options(options: Mapping[str, Any]) -> str:
+    """Keyword options as the user wrote them."""
+    return ", ".join(f"{key}={value!r}" for key, value in options.items()) or "the defaults"
+
+
 def _number(value: Any) -> float | None:
     return None if value is None else float(value)
 
 
 def options_with(defaults: Mapping[str, Any], metric: str, options: Mapping[str, Any]) -> dict[str, Any]:
-    """`options` with those of `defaults` that `metric` takes and the caller did not set."""
+    """`options` with those of `defaults` and of the metric's `training_defaults` (`MetricSpec`) that `metric` takes
+    and the caller did not set."""
     allowed = registry.allowed_options(metric)
-    return {**{k: v for k, v in defaults.items() if k in allowed}, **options}
+    merged = {**defaults, **dict(registry.spec(metric).training_defaults)}
+    return {**{k: v for k, v in merged.items() if k in allowed}, **options}

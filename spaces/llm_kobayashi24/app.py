@@ -45,12 +45,14 @@ def settings() -> list[gr.Component]:
         model = gr.Textbox(value="gpt-4o-mini-2024-07-18", label="Model")
         base_url = gr.Textbox(value="https://api.openai.com/v1", label="Base URL")
         api_key = gr.Textbox(value="", label="API key", type="password")
-    return [variant, model, base_url, api_key]
+        timeout = option_control(NAME, "timeout", "Timeout (s)", info="how long to wait for each request")
+    return [variant, model, base_url, api_key, timeout]
 
 
-def judge(variant, model, base_url, api_key) -> dict:
+def judge(variant, model, base_url, api_key, timeout) -> dict:
     """The metric's options from the settings."""
-    return {"variant": variant, "model": model or None, "base_url": base_url or None, "api_key": api_key or None}
+    return {"variant": variant, "model": model or None, "base_url": base_url or None, "api_key": api_key or None,
+            "timeout": timeout}
 
 
 def sentence_outputs() -> list[gr.Component]:
@@ -64,11 +66,11 @@ def build_demo(metric: MetricHandle | None = None) -> gr.Blocks:
     metric = metric or MetricHandle(NAME, __file__)
 
     @guarded
-    def score_sentence(source, hypotheses, variant, model, base_url, api_key):
+    def score_sentence(source, hypotheses, variant, model, base_url, api_key, timeout):
         source = required_text("Source", source)
         hyps = text_lines("Corrections", hypotheses)
         systems = {str(k + 1): [h] for k, h in enumerate(hyps)}  # one prompt judges them together
-        results = registry.run_systems(NAME, [source], systems, **judge(variant, model, base_url, api_key))
+        results = registry.run_systems(NAME, [source], systems, **judge(variant, model, base_url, api_key, timeout))
         scores = [results[str(k + 1)].sentences[0]["score"] for k in range(len(hyps))]
         raw = {k: {"score": r.score, "degenerate_sentences": r.details["degenerate_sentences"],
                    "signature": r.signature} for k, r in results.items()}
@@ -77,9 +79,9 @@ def build_demo(metric: MetricHandle | None = None) -> gr.Blocks:
                 " · ".join(f"**{k + 1}:** {s:g}" for k, s in enumerate(scores)), ranking(hyps, shown), raw)
 
     @guarded
-    def score_corpus(source_file, hypothesis_file, variant, model, base_url, api_key):
+    def score_corpus(source_file, hypothesis_file, variant, model, base_url, api_key, timeout):
         corpus = read_corpus(source_file, hypothesis_file, None, with_references=False)
-        opts = judge(variant, model, base_url, api_key)
+        opts = judge(variant, model, base_url, api_key, timeout)
         out = metric.compute(sources=corpus.sources, predictions=corpus.predictions, sentence_scores=True, **opts)
         rows = [{"score": s} for s in out["sentence_scores"]]
         shown = {k: v for k, v in opts.items() if k != "api_key"}

@@ -39,8 +39,9 @@ def register(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from gecscore.reranking import rerank
+    from gecscore.reranking import check_method, rerank
 
+    check_method(args.metric, args.method, bool(args.references), cli=True)  # before any file is read
     sources = read_lines(args.sources, "sources")
     files = [read_lines(path, "candidates") for path in args.candidates]
     for path, lines in zip(args.candidates, files):

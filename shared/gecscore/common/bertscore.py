@@ -66,15 +66,21 @@ def read_baseline(path: str | Path, layer: int) -> tuple[float, float, float]:
     raise ValueError(f"baseline file {path} has no row for layer {layer}")
 
 
+#: What to pass when no rescaling baseline is known: the bertscore metric's options (the only caller that rescales).
+NO_BASELINE_HINT = ("pass baseline_path=<tsv> (a bert_score baseline file, columns LAYER,P,R,F) or "
+                    "rescale_with_baseline=False")
+
+
 def packaged_baseline(model: str, layer: int, lang: str = "en") -> tuple[float, float, float]:
     """The baseline bert_score ships for (model, layer), if the bert_score package is installed."""
     try:
         import bert_score
     except ImportError as error:
-        raise ValueError(f"no baseline given for {model!r}; pass baseline=(P, R, F) or a tsv path") from error
+        raise ValueError(f"no baseline given for {model!r}, and bert_score, which ships the baselines, is not "
+                         f"installed; {NO_BASELINE_HINT}") from error
     path = Path(bert_score.__file__).parent / "rescale_baseline" / lang / f"{model}.tsv"
     if not path.is_file():
-        raise ValueError(f"bert_score has no baseline for {model!r}; pass baseline=(P, R, F) or a tsv path")
+        raise ValueError(f"bert_score has no baseline for {model!r}; {NO_BASELINE_HINT}")
     return read_baseline(path, layer)
 
 

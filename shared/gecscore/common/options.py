@@ -81,6 +81,8 @@ def _int(name: str, value: Any) -> int:
 def _float(name: str, value: Any) -> float:
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise TypeError(f"`{name}` must be a number, got {value!r}")
+    if value != value:  # NaN passes every range check (all its comparisons are False)
+        raise ValueError(f"`{name}` must be a number, got {value!r}")
     return value  # kept as given: an int stays an int, so signatures and key names do not change
 
 
@@ -214,6 +216,13 @@ class MetricSpec:
     score_range: tuple[float, float] = (0.0, 1.0)
     #: The same in the published mode (`robust=False`); None: `score_range`.
     published_score_range: tuple[float, float] | None = None
+    #: Whether the sentence scorer (rewards, reranking, dataset scoring) scores a built-in example when it is built,
+    #: so that a setup that fails every row fails there (False where the probe would be a paid call: an LLM judge).
+    probe: bool = True
+    #: What rewards and reranking set for this metric unless the user does, beside the defaults for model output
+    #: (`gecscore.sentence_scorer.MODEL_OUTPUT_DEFAULTS`): a trained policy must not be paid for fluent text that
+    #: drops the source's meaning, so a reference-free metric keeps a meaning check on (IMPARA's similarity gate).
+    training_defaults: tuple[tuple[str, Any], ...] = ()
 
     def sentence_range(self, robust: bool) -> tuple[float, float]:
         """The interval of a sentence's `score` in this mode (see `score_range`)."""

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from typing import Any, Sequence
+from typing import Any, Mapping, Sequence
 
 # A word with sentence punctuation glued to it ("word," "end.") betrays untokenised text.
 #: A whole whitespace-delimited token that is a word with punctuation glued to it ("word," or "word.").
@@ -40,31 +40,47 @@ def check_same_length(**named: Sequence[Any]) -> int:
 
 
 def check_references(references: Any, n: int, *, name: str = "references") -> list[list[str]]:
-    """Normalise references to one list of strings per example (a bare string is one reference)."""
+    """Normalise references to one list of strings per example (a bare string is one reference). A cell that is
+    neither a string nor a list or tuple of strings (a dict from a `datasets` struct column, a number, nested
+    lists) is an error naming `name` and the row: read any other way, a perfect prediction would score 0."""
     if references is None:
         raise ValueError(f"`{name}` is None; expected one string or a list of strings per example")
-    if isinstance(references, str):
-        raise TypeError(f"`{name}` must be a list with one entry per example, not a single string")
+    if isinstance(references, (str, Mapping)):
+        raise TypeError(f"`{name}` must be a list with one entry per example, not a single "
+                        f"{'string' if isinstance(references, str) else 'mapping'}")
     references = list(references)
     if len(references) != n:
         raise ValueError(f"`{name}` has {len(references)} entries but there are {n} predictions")
-    out: list[list[str]] = []
-    for i, refs in enumerate(references):
-        if refs is None:
-            raise ValueError(f"`{name}[{i}]` is None")
-        if isinstance(refs, str):
-            out.append([refs])
-            continue
-        refs = list(refs)
-        if not refs:
-            raise ValueError(f"`{name}[{i}]` is an empty list; give at least one reference")
-        for j, ref in enumerate(refs):
-            if ref is None:
-                raise ValueError(f"`{name}[{i}][{j}]` is None")
-            if not isinstance(ref, str):
-                raise TypeError(f"`{name}[{i}][{j}]` must be a string, got {type(ref).__name__}")
-        out.append(refs)
-    return out
+    return [reference_cell(refs, f"{name}[{i}]") for i, refs in enumerate(references)]
+
+
+def reference_cell(refs: Any, where: str, *, allow_empty: bool = False) -> list[str]:
+    """One example's references (`where`, e.g. `references[3]`, names it in errors): a string is one reference; a
+    list or tuple (or a NumPy array, a pandas Series) holds strings; anything else is an error. `allow_empty`: None
+    and an empty list are no references (a cell of one of several reference columns)."""
+    if refs is None or (isinstance(refs, (list, tuple)) and not refs):
+        if allow_empty:
+            return []
+        raise ValueError(f"`{where}` is None" if refs is None else f"`{where}` is an empty list; give at least one "
+                         "reference")
+    if isinstance(refs, str):
+        return [refs]
+    if hasattr(refs, "tolist") and not isinstance(refs, Mapping):  # a NumPy array or a pandas Series
+        refs = refs.tolist()
+    if not isinstance(refs, Sequence) or isinstance(refs, (bytes, Mapping)):
+        raise TypeError(f"`{where}` must be a string or a list of strings, got {type(refs).__name__} ({_shown(refs)})")
+    for j, ref in enumerate(refs):
+        if ref is None:
+            raise ValueError(f"`{where}[{j}]` is None")
+        if not isinstance(ref, str):
+            raise TypeError(f"`{where}[{j}]` must be a string, got {type(ref).__name__} ({_shown(ref)})")
+    return list(refs)
+
+
+def _shown(value: Any) -> str:
+    """A short repr for an error message."""
+    text = repr(value)
+    return text if len(text) <= 80 else text[:77] + "..."
 
 
 class UntokenisedTextWarning(UserWarning):

@@ -4,7 +4,13 @@ Read top-down: `metric.py` (inputs → quality estimator → σ(logit) → mean;
 `embedded.py` (the small bundled MiniLM quality estimator). `SPEC` declares the options once.
 """
 
+from gecscore.common.exports import lazy_exports
 from gecscore.common.options import MetricSpec, Option, input_options
+
+# The public interface beyond SPEC: name -> module of this package.
+_EXPORTS = {"EMBEDDED": "metric", "embedded_folders": "embedded"}
+__getattr__ = lazy_exports(__name__, _EXPORTS)
+__all__ = ["SPEC", *_EXPORTS]
 
 SPEC = MetricSpec(
     name="impara_ged",
@@ -13,6 +19,8 @@ SPEC = MetricSpec(
     variants=("impara_ged", "impara"),
     runner="gecscore.impara_ged.metric",
     reference_free=True,
+    # a reward or reranker pays for meaning kept: IMPARA's gate scores 0 what drifts from the source
+    training_defaults=(("variant", "impara"),),
     sentence_option="sentence_scores",
     options=(
         Option("variant", "str", "impara_ged", "'impara_ged' or 'impara' (first-token QE with a similarity "

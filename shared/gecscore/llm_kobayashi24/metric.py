@@ -98,7 +98,7 @@ def check_models(options: Mapping[str, Any]) -> None:
     opts = SPEC.resolve(options)
     model = opts["model"] or DEFAULT_MODELS[opts["backend"]]
     if opts["backend"] == "endpoint":
-        ChatEndpoint(model, base_url=opts["base_url"], api_key=opts["api_key"], seed=opts["judge_seed"])
+        backend_for(opts)  # builds the endpoint client only: no request is made
     else:
         check_loadable(model, revision=opts["revision"])
 
@@ -107,7 +107,8 @@ def backend_for(opts: Mapping[str, Any]) -> Backend:
     """The judge the options name."""
     model = opts["model"] or DEFAULT_MODELS[opts["backend"]]
     if opts["backend"] == "endpoint":
-        return ChatEndpoint(model, base_url=opts["base_url"], api_key=opts["api_key"], seed=opts["judge_seed"])
+        return ChatEndpoint(model, base_url=opts["base_url"], api_key=opts["api_key"], seed=opts["judge_seed"],
+                            timeout=opts["timeout"])
     return LocalModel(model, device=opts["device"], max_new_tokens=opts["max_new_tokens"], revision=opts["revision"])
 
 
