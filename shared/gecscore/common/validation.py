@@ -69,12 +69,7 @@ def reference_cell(refs: Any, where: str, *, allow_empty: bool = False) -> list[
         refs = refs.tolist()
     if not isinstance(refs, Sequence) or isinstance(refs, (bytes, Mapping)):
         raise TypeError(f"`{where}` must be a string or a list of strings, got {type(refs).__name__} ({_shown(refs)})")
-    for j, ref in enumerate(refs):
-        if ref is None:
-            raise ValueError(f"`{where}[{j}]` is None")
-        if not isinstance(ref, str):
-            raise TypeError(f"`{where}[{j}]` must be a string, got {type(ref).__name__} ({_shown(ref)})")
-    return list(refs)
+    return check_texts(where, refs, allow_empty_list=True)
 
 
 def _shown(value: Any) -> str:
