@@ -211,3 +211,24 @@ def test_a_model_saved_over_in_the_same_process_is_loaded_again(tmp_path):
     build_tiny_model(qe, "bert", seed=1, num_labels=1)
     second = registry.run("impara_ged", [SOURCE], [CORRECTION], model=str(qe)).sentence_scores()
     assert again == first and second != first
+
+
+@pytest.mark.real_model
+def test_with_minilm_every_reward_works_or_fails_at_build_with_the_option_to_pass():
+    """The model gecscore ships, for every registry name that takes a `model`: a working reward that pays 1 for a
+    perfect completion, or an error when it is built that spells the option to pass (`layer=`, `se_model=`...)."""
+    from gecscore import registry
+
+    for name in registry.NAMES:
+        allowed = registry.allowed_options(name)
+        if "model" not in allowed:
+            continue
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            try:
+                reward = reward_function(name, model="minilm")
+            except (ValueError, OSError) as error:
+                options = [option.name for option in registry.spec(name).options]  # api_key is not a setting
+                assert any(f"{option}=" in str(error) for option in options), f"{name}: {error}"
+                continue
+        assert reward(completions=[CORRECTION], **columns(1)) == [1.0], name
