@@ -285,3 +285,39 @@ def test_models_that_cannot_load_say_what_to_do(tmp_path, monkeypatch):
         QualityEstimator.load("no/such-qe", device="cpu")
     with pytest.raises(OSError, match="cannot load model 'no/such-llm'.*offline"):
         LLMRater("no/such-llm", device="cpu")
+
+
+def test_a_hub_model_that_is_not_cached_fails_at_once_when_the_hub_cannot_be_reached(monkeypatch):
+    """Without a network and without HF_HUB_OFFLINE, the Hub client retried for half a minute before our error;
+    now one short connection attempt decides, before any Hub request or weight loading (issue 42)."""
+    import socket
+
+    import huggingface_hub
+    import transformers
+    from huggingface_hub import constants
+
+    from gecscore import registry
+    from gecscore.common import encoders
+
+    for name in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE"):
+        monkeypatch.delenv(name, raising=False)
+    with socket.socket() as closed:  # a port nobody listens on stands for a Hub that cannot be reached
+        closed.bind(("127.0.0.1", 0))
+        port = closed.getsockname()[1]
+    monkeypatch.setattr(constants, "ENDPOINT", f"http://127.0.0.1:{port}")
+
+    def asked(*args, **kwargs):
+        raise AssertionError("the Hub or the weights were asked for")
+
+    monkeypatch.setattr(huggingface_hub, "hf_hub_download", asked)
+    monkeypatch.setattr(transformers.AutoModelForCausalLM, "from_pretrained", asked)
+    encoders.hub_reachable.cache_clear()
+    with pytest.raises(OSError, match=r"cannot load model 'org/not-cached'.*127\.0\.0\.1:\d+ cannot be reached"):
+        encoders.check_loadable("org/not-cached")
+    with pytest.raises(OSError, match="cannot load the language model 'org/not-cached'.*cannot be reached"):
+        registry.run("scribendi", ["He go ."], ["He goes ."], model="org/not-cached")
+    with socket.socket() as server:  # and a host that accepts connections is reachable
+        server.bind(("127.0.0.1", 0))
+        server.listen()
+        assert encoders.hub_reachable(f"http://127.0.0.1:{server.getsockname()[1]}")
+    encoders.hub_reachable.cache_clear()

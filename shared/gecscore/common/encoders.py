@@ -45,6 +45,7 @@ for bit; like the memory cache, a warm run differs from a cold one only by the b
 from __future__ import annotations
 
 import contextlib
+import functools
 import gc
 import os
 import re
@@ -317,10 +318,8 @@ def cannot_load(name_or_path: str, error: Exception | None = None, *, role: str 
     elif os.path.isdir(os.path.expanduser(name_or_path)):
         reason = "."
     else:
-        offline = any(os.environ.get(var, "0").lower() not in ("0", "", "false", "no", "off")
-                      for var in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE"))
         reason = (". It cannot be loaded offline: HF_HUB_OFFLINE is set and the model is not in the local cache."
-                  if offline else ".")
+                  if _offline() else ".")
     cause = f" Cause: {type(error).__name__}: {error}" if error is not None else ""
     return OSError(f"cannot load {role} {name_or_path!r}{reason} Give a local directory with the weights, or use "
                    f"{alternative}.{cause}")
@@ -328,9 +327,51 @@ def cannot_load(name_or_path: str, error: Exception | None = None, *, role: str 
 
 def check_model_path(name_or_path: str, **cannot_load_options: Any) -> None:
     """Raise `cannot_load(...)` before any loading when `name_or_path` is a local directory without config.json, a
-    file, or a path that does not exist; a Hub id or a model directory passes. Options go to `cannot_load`."""
+    file, or a path that does not exist, or a Hub id that is not in the local cache while the Hub cannot be
+    reached (offline mode, or no answer to one short connection attempt: `hub_reachable`), so that a missing model
+    is an error at once, not after the Hub client's retries (half a minute without a network). A cached Hub id, a
+    reachable Hub and a model directory pass. Options go to `cannot_load`."""
     if _local_problem(name_or_path) is not None:
         raise cannot_load(name_or_path, **cannot_load_options)
+    if name_or_path.lower() in ALIASES or os.path.isdir(os.path.expanduser(name_or_path)):
+        return
+    from huggingface_hub import constants, try_to_load_from_cache
+
+    if isinstance(try_to_load_from_cache(name_or_path, "config.json"), str):
+        return
+    if _offline():
+        raise cannot_load(name_or_path, **cannot_load_options)
+    if not hub_reachable(constants.ENDPOINT):
+        raise cannot_load(name_or_path, ConnectionError(f"{constants.ENDPOINT} cannot be reached (no answer within "
+                                                        f"{HUB_PROBE_SECONDS} s) and the model is not in the local "
+                                                        "cache; set HF_HUB_OFFLINE=1 to skip the Hub"),
+                          **cannot_load_options)
+
+
+#: How long `hub_reachable` waits for the Hub's host to accept a connection.
+HUB_PROBE_SECONDS = 3.0
+
+
+@functools.lru_cache(maxsize=None)
+def hub_reachable(endpoint: str) -> bool:
+    """Does the Hub's host (`endpoint`, e.g. https://huggingface.co) resolve and accept a TCP connection within
+    `HUB_PROBE_SECONDS`? Asked once per process and endpoint: one attempt, not the Hub client's retries."""
+    import socket
+    from urllib.parse import urlsplit
+
+    url = urlsplit(endpoint)
+    try:
+        with socket.create_connection((url.hostname or "", url.port or (443 if url.scheme == "https" else 80)),
+                                      timeout=HUB_PROBE_SECONDS):
+            return True
+    except OSError:
+        return False
+
+
+def _offline() -> bool:
+    """Is the Hub switched off for this process (HF_HUB_OFFLINE or TRANSFORMERS_OFFLINE set)?"""
+    return any(os.environ.get(var, "0").lower() not in ("0", "", "false", "no", "off")
+               for var in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE"))
 
 
 def check_loadable(name_or_path: str, *, revision: str | None = None, **cannot_load_options: Any) -> None:
