@@ -340,7 +340,8 @@ def check_model_path(name_or_path: str, **cannot_load_options: Any) -> None:
     if isinstance(try_to_load_from_cache(name_or_path, "config.json"), str):
         return
     if _offline():
-        raise cannot_load(name_or_path, **cannot_load_options)
+        raise cannot_load(name_or_path, FileNotFoundError(f"its config.json is not in the Hub cache "
+                                                          f"({constants.HF_HUB_CACHE})"), **cannot_load_options)
     if not hub_reachable(constants.ENDPOINT):
         raise cannot_load(name_or_path, ConnectionError(f"{constants.ENDPOINT} cannot be reached (no answer within "
                                                         f"{HUB_PROBE_SECONDS} s) and the model is not in the local "
