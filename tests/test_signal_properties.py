@@ -1,5 +1,5 @@
 """The property that guards the whole training-signal surface (issue 39): for every sentence-level registry metric
-(tiny models where one is needed), hypothesis draws options (valid and invalid), completions (text, empty, None,
+(tiny models where one is needed; LLM-S/E against a stub endpoint on 127.0.0.1), hypothesis draws options (valid and invalid), completions (text, empty, None,
 garbage, conversational, nested) and reference cells (strings, lists, dicts, numbers, nested lists). Whatever it
 draws, either building the reward or calling it raises an error that names the option, the column or the row, or
 every reward is a finite float in [0, 1], a completion equal to its reference gets 1 (robust mode), and a refused
@@ -45,7 +45,8 @@ def option_changes(metric: str) -> st.SearchStrategy[dict]:
                                         ).options if o.kind != "output"]
     allowed = set(registry.allowed_options(metric))
     options = [o for o in options if o.name in allowed and o.name not in ("device", "model", "model_g", "model_f",
-                                                                          "model_m", "revision", "variant")]
+                                                                          "model_m", "revision", "variant",
+                                                                          "base_url")]
     names = st.sampled_from([o.name for o in options] + ["bta", "robustness"])
 
     def values(name: str) -> st.SearchStrategy:
@@ -131,3 +132,13 @@ def test_every_reward_either_errs_naming_the_cause_or_gives_honest_numbers(metri
 @pytest.mark.parametrize("metric", METRICS)
 def test_the_reward_property_holds_over_many_draws(metric, tiny):  # noqa: F811
     run_property(metric, tiny[metric], SLOW_EXAMPLES)
+
+
+@pytest.mark.parametrize("metric", ["llm-s", "llm-e"])
+@pytest.mark.parametrize("examples", [pytest.param(EXAMPLES, id="few"),
+                                      pytest.param(SLOW_EXAMPLES, id="many", marks=pytest.mark.slow)])
+def test_the_llm_judges_rewards_hold_the_property_against_a_stub_endpoint(metric, examples):
+    from llm_stub import stub_server
+
+    with stub_server() as server:
+        run_property(metric, {"base_url": server.base_url, "api_key": "stub-key"}, examples)
