@@ -100,8 +100,10 @@ def test_cli_paired_bootstrap_equals_api(files, tmp_path, capsys):
     runs = score_systems("cleme2", sources, {"a": a, "b": b}, references, weighting="none")
     test = paired_bootstrap(runs["a"].statistic, runs["b"].statistic, len(sources), n_samples=200, seed=3)
     assert printed["paired_bootstrap"] == {"difference": test.difference, "p_value": test.p_value}
-    assert printed["bootstrap"]["mean"] == test.baseline.mean and printed["predictions2"]["bootstrap"]["ci"] == \
-        test.system.ci
+    assert printed["bootstrap"]["sacrebleu_mean"] == test.baseline.mean and \
+        printed["predictions2"]["bootstrap"]["sacrebleu_half_width"] == test.system.ci
+    # the interval's only bounds are low and high: sacrebleu's numbers are not named like an interval (issue 42)
+    assert not {"mean", "ci"} & set(printed["bootstrap"]) and printed["bootstrap"]["method"] == "percentile"
     assert printed["signature"] == f"{api['signature']}|bs:200|rs:3"
     rows = [json.loads(line) for line in (tmp_path / "s.jsonl").read_text().splitlines()]
     assert [r["system"] for r in rows] == ["predictions"] * 20 + ["predictions2"] * 20

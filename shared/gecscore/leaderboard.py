@@ -173,7 +173,8 @@ class Leaderboard:
     def _csv_table(self) -> Table:
         keys = sorted({k for result in self.results.values() for k in result.scores} - {self.main})
         reasons = sorted({reason for r in self.rows for reason in r.flags})
-        header = ["rank", "system", self.main, "low", "high", "interval_method", "mean", "ci", "difference", "p_value",
+        header = ["rank", "system", self.main, "low", "high", "interval_method", "sacrebleu_mean",
+                  "sacrebleu_half_width", "difference", "p_value",
                   *keys, "flagged", *(f"flagged: {reason}" for reason in reasons), "not_ranked", "signature"]
         rows = [[r.rank, r.system, r.score,
                  *((None,) * 5 if r.interval is None else (r.interval.low, r.interval.high, r.interval.method,
