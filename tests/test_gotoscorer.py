@@ -173,6 +173,34 @@ def test_ref_id_picks_the_reference():
     assert second.sentences[0]["statistics"] == second.sentences[0]["per_reference"][1]
 
 
+def test_references_it_does_not_read_are_never_dropped_silently(tmp_path, capsys):
+    """GoToScorer reads one reference per sentence (`ref_id`), as gec-metrics does. Given more without choosing, the
+    library says so (UnusedReferencesWarning) and the command line refuses the second file, naming `ref_id`; given
+    `ref_id`, neither complains (issue 42: two reference files were scored against the first, silently)."""
+    from gecscore.common.validation import UnusedReferencesWarning
+
+    sources, hyps, references = ([values[i] for i in (0, 3)] for values in (SOURCES, SYSTEMS["a"], REFERENCES))
+
+    with pytest.warns(UnusedReferencesWarning, match=r"one reference per sentence \(ref_id=0\); 2 of 2 sentences "
+                                                     r"have more.*Pass ref_id=K"):
+        registry.run("gotoscorer", sources, hyps, references)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UnusedReferencesWarning)
+        registry.run("gotoscorer", sources, hyps, references, ref_id=1)
+        registry.run("gotoscorer", sources, hyps, [r[:1] for r in references])
+    src = write(tmp_path / "src.txt", sources)
+    hyp = write(tmp_path / "hyp.txt", hyps)
+    refs = [write(tmp_path / f"ref{k}.txt", [r[k] for r in references]) for k in range(2)]
+    command = ["score", "gotoscorer", "--sources", src, "--predictions", hyp, "--references", *refs]
+    assert main(command) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("gecscore score: error: 2 reference files given: GoToScorer scores against one reference")
+    assert "Pass -o ref_id=K" in err and len(err.strip().splitlines()) == 1
+    assert main([*command, "-o", "ref_id=1", "--json"]) == 0
+    chosen = json.loads(capsys.readouterr().out)
+    assert chosen["f0.5"] == registry.run("gotoscorer", sources, hyps, references, ref_id=1).score
+
+
 def test_bad_input_is_refused_clearly(tmp_path):
     with pytest.raises(ValueError, match=r"`ref_id` is 1 but `references\[1\]` has 1"):
         registry.run("gotoscorer", SOURCES, SYSTEMS["a"], REFERENCES, ref_id=1)

@@ -9,6 +9,7 @@ import json
 import os
 import re
 import sys
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -332,6 +333,7 @@ def score(args: argparse.Namespace) -> int:
     """Score the files and print the result."""
     from gecscore import registry
     from gecscore.common.tables import to_json
+    from gecscore.common.validation import UnusedReferencesWarning
     from gecscore.leaderboard import compare
 
     if args.bootstrap is not None and args.bootstrap < 0:
@@ -366,9 +368,13 @@ def score(args: argparse.Namespace) -> int:
     else:
         sources, systems, references, gold = read_inputs(args, files)
     try:
-        board = compare(args.metric, sources, systems, references, gold_m2=gold, baseline=baseline,
-                        test=args.test or "bs", n_samples=(args.bootstrap or 0) if legacy else args.bootstrap,
-                        seed=args.seed, progress=args.progress, **options)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", UnusedReferencesWarning)  # a file given for nothing is a mistake here
+            board = compare(args.metric, sources, systems, references, gold_m2=gold, baseline=baseline,
+                            test=args.test or "bs", n_samples=(args.bootstrap or 0) if legacy else args.bootstrap,
+                            seed=args.seed, progress=args.progress, **options)
+    except UnusedReferencesWarning as unused:
+        raise ValueError(f"{len(args.references)} reference files given: {unused}") from None
     except (ValueError, TypeError) as error:
         raise type(error)(_with_lines(str(error), args, files)) from None
     if args.sentences is not None:

@@ -78,6 +78,11 @@ def _shown(value: Any) -> str:
     return text if len(text) <= 80 else text[:77] + "..."
 
 
+class UnusedReferencesWarning(UserWarning):
+    """References were given that the metric, as published, does not read (GoToScorer scores against one reference
+    per sentence, `ref_id`). The command line refuses them instead: a file given for nothing is a mistake there."""
+
+
 class UntokenisedTextWarning(UserWarning):
     """Text that is clearly not whitespace-tokenised is scored as given (pass tokenize=True to tokenise it)."""
 

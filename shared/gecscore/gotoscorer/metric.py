@@ -26,7 +26,8 @@ from gecscore.common.inputs import tokenise_or_check
 from gecscore.common.results import MetricResult, sentence_core
 from gecscore.common.signature import make_signature
 from gecscore.common.statistics import Statistics
-from gecscore.common.validation import check_references, check_texts
+from gecscore.common.caller import warn
+from gecscore.common.validation import UnusedReferencesWarning, check_references, check_texts
 from gecscore.gotoscorer import SPEC, WEIGHT_MODES
 from gecscore.gotoscorer.chunks import DUMMY, Chunk, chunk_sequence, outcome, typed_counts
 from gecscore.gotoscorer.weights import difficulty, evaluations, read_weight_file, write_weight_file
@@ -127,6 +128,11 @@ def statistics_systems(sources: Sequence[str], systems: Mapping[str, Sequence[st
     ref_id = opts["ref_id"]
     sources, predictions, references = prepare_text(sources, systems, references, tokenize=opts["tokenize"],
                                                     ref_id=ref_id)
+    unused = sum(len(refs) > 1 for refs in references)
+    if unused and "ref_id" not in options:  # chosen by the user: they know the others are not read
+        warn(f"GoToScorer scores against one reference per sentence (ref_id={ref_id}); {unused} of {len(references)} "
+             f"sentences have more, which are not used. Pass ref_id=K to say which one, or give one reference per "
+             f"sentence", UnusedReferencesWarning)
     pairs = [(i, source, ref) for i, (source, refs) in enumerate(zip(sources, references)) for ref in refs]
     flat = _chunks([p[1] for p in pairs], [p[2] for p in pairs], progress)
     reference_chunks: list[list[list[Chunk]]] = [[] for _ in sources]
