@@ -175,3 +175,38 @@ def test_multi_reference_matches_bert_score_package(minilm, shared_data, tmp_pat
     np.testing.assert_allclose(res.precision, P.numpy(), atol=1e-5)
     np.testing.assert_allclose(res.recall, R.numpy(), atol=1e-5)
     np.testing.assert_allclose(res.f1, F.numpy(), atol=1e-5)
+
+
+@pytest.mark.parametrize("fixture", ["tiny_bert", "tiny_electra"])
+def test_idf_matches_bert_score_package_on_tiny_models(fixture, request):
+    """bert_score's `idf=True`: idf over every reference of the call, multi-reference included (issue 42)."""
+    bert_score = pytest.importorskip("bert_score")
+    path = str(request.getfixturevalue(fixture))
+    P, R, F = bert_score.score(CANDIDATES, REFERENCES, model_type=path, num_layers=1, lang="en", idf=True)
+    res = BERTScorer(path, layer=1).score(CANDIDATES, REFERENCES, idf=True)
+    plain = BERTScorer(path, layer=1).score(CANDIDATES, REFERENCES)
+    np.testing.assert_allclose(res.precision, P.numpy(), atol=1e-6)
+    np.testing.assert_allclose(res.recall, R.numpy(), atol=1e-6)
+    np.testing.assert_allclose(res.f1, F.numpy(), atol=1e-6)
+    assert not np.allclose(res.f1, plain.f1)  # the weights change the numbers
+
+
+def test_idf_weights_by_hand():
+    from gecscore.common.bertscore import IdfWeights
+
+    idf = IdfWeights.of([[1, 5, 7, 2], [1, 5, 5, 2], [1, 8, 2]])  # three references; 1 and 2 are CLS and SEP
+    assert idf.weight(5) == pytest.approx(np.log(4 / 3)) and idf.weight(7) == pytest.approx(np.log(4 / 2))
+    assert idf.weight(99) == pytest.approx(np.log(4))  # in no reference
+    assert idf.weight(1) == pytest.approx(0.0)  # in every one (the scorer weighs CLS and SEP 0 anyway)
+
+
+@pytest.mark.real_model
+def test_idf_matches_bert_score_package_on_seeda(minilm, shared_data):
+    bert_score = pytest.importorskip("bert_score")
+    rows = _seeda_pairs(shared_data, 200)
+    cands, refs = [r[0] for r in rows], [[r[1], r[2]] for r in rows]
+    P, R, F = bert_score.score(cands, refs, model_type=str(minilm), num_layers=6, lang="en", idf=True)
+    res = BERTScorer("minilm", layer=6).score(cands, refs, idf=True)
+    np.testing.assert_allclose(res.precision, P.numpy(), atol=1e-5)
+    np.testing.assert_allclose(res.recall, R.numpy(), atol=1e-5)
+    np.testing.assert_allclose(res.f1, F.numpy(), atol=1e-5)

@@ -109,6 +109,23 @@ def test_shards_merge_into_the_full_run(tiny_bert):
     assert merged.score == full.score and merged.sentences == full.sentences
 
 
+def test_idf_weighs_by_the_corpus_references_and_is_refused_where_a_corpus_is_not_known(tiny_bert):
+    """`idf=True` is bert_score's idf over every reference of the run (parity: test_bertscore.py); shards and
+    sentence-level signals cannot know the corpus, so they refuse it before any work (issue 42)."""
+    from gecscore.common.bertscore import BERTScorer
+    from gecscore.rewards import reward_function
+
+    options = dict(model=str(tiny_bert), layer=1, rescale_with_baseline=False)
+    result = registry.run("bertscore", SOURCES, PREDICTIONS, REFERENCES, idf=True, **options)
+    expected = BERTScorer(str(tiny_bert), layer=1).score(PREDICTIONS, REFERENCES, idf=True).f1
+    assert [r["score"] for r in result.sentences] == pytest.approx(expected.tolist(), abs=1e-12)
+    assert "idf:True" in result.signature
+    with pytest.raises(sharding.NotShardableError, match="idf=True weighs tokens by their idf"):
+        sharding.run_in_shards("bertscore", SOURCES, PREDICTIONS, REFERENCES, shards=2, idf=True, **options)
+    with pytest.raises(ValueError, match="idf=True weighs tokens.*cannot be computed batch by batch"):
+        reward_function("bertscore", idf=True, **options)
+
+
 def test_cli_prints_the_corpus_score(tiny_bert, tmp_path, capsys):
     paths = {}
     for name, texts in (("src", SOURCES), ("hyp", PREDICTIONS), ("ref0", [r[0] for r in REFERENCES]),

@@ -58,6 +58,7 @@ class Bertscore(GECMetric):
         )
 
     def _compute(self, sources, predictions, references=None, *, model="bert-base-uncased", layer=None,
-                 score_type="f", rescale_with_baseline=True, baseline_path=None, batch_size=64, device=None,
-                 robust=False, tokenize=False, normalize=False, max_tokens=700, sentence_scores=False, progress=False):
+                 score_type="f", rescale_with_baseline=True, baseline_path=None, idf=False, batch_size=64,
+                 device=None, robust=False, tokenize=False, normalize=False, max_tokens=700, sentence_scores=False,
+                 progress=False):
         return self.score(sources, predictions, references, locals())

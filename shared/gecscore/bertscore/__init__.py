@@ -6,7 +6,7 @@
 """
 
 from gecscore.common.exports import lazy_exports
-from gecscore.common.options import MetricSpec, Option, input_options
+from gecscore.common.options import MetricSpec, Option, Unshardable, input_options
 
 # The public interface beyond SPEC: name -> module of this package.
 _EXPORTS = dict.fromkeys(("BERTScoreStatistics", "sentence_values"), "metric")
@@ -21,6 +21,8 @@ SPEC = MetricSpec(
     variants=(),
     runner="gecscore.bertscore.metric",
     sentence_option="sentence_scores",
+    unshardable=(Unshardable((("idf", (True,)),), "idf=True weighs tokens by their idf over the whole corpus's "
+                                                  "references, which no shard knows"),),
     statistics=("precision", "recall", "f1"),
     sentence_fields=(
         ("bertscore", "the sentence's BERTScore: the maximum over its references of the chosen measure "
@@ -37,6 +39,8 @@ SPEC = MetricSpec(
                "(gec-metrics' default True)"),
         Option("baseline_path", "str", None, "bert_score baseline tsv (columns LAYER,P,R,F; None: the one bert_score "
                "ships for the model)", nullable=True),
+        Option("idf", "bool", False, "weigh tokens by their idf over all the references given, as bert_score's "
+               "`idf=True` (False: every token 1, gec-metrics' default); the scores then depend on the whole corpus"),
         Option("batch_size", "int", 64, "sentences per forward pass (the result does not depend on it)", minimum=1),
         Option("device", "device", None, "'cpu', 'cuda', 'cuda:1', 'mps' (None: cuda when available)", nullable=True),
         *input_options(errant=False, tokenize="spaCy-tokenise predictions and references first (False: scored as "

@@ -58,7 +58,7 @@ def settings_of(scorer: BERTScorer, opts: Mapping[str, Any]) -> dict[str, Any]:
     rescaled = scorer.baseline is not None
     return {"model": opts["model"], "layer": scorer.layer, "score_type": opts["score_type"],
             "rescale": rescaled, "baseline": (opts["baseline_path"] or "bert_score") if rescaled else "none",
-            "idf": False, "tokenize": opts["tokenize"], "robust": opts["robust"]}
+            "idf": opts["idf"], "tokenize": opts["tokenize"], "robust": opts["robust"]}
 
 
 def reference_flags(scorer: BERTScorer, groups: Sequence[Sequence[str]]) -> list[dict[str, Any]]:
@@ -102,7 +102,7 @@ def statistics_systems(sources: Sequence[str], systems: Mapping[str, Sequence[st
         flags = truncated(scorer.token_lengths(predictions), scorer.window, text="prediction")
         out[name] = BERTScoreStatistics(
             settings=opts, signature=signature, degenerate=tuple(merge(flags, long_references)),
-            values=tuple(scorer.score_each(predictions, groups)),
+            values=tuple(scorer.score_each(predictions, groups, idf=opts["idf"])),
             perfect=tuple(next((k for k, r in enumerate(g) if r == h), -1) for h, g in zip(predictions, groups)))
     return out
 

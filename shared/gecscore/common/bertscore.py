@@ -1,8 +1,12 @@
 """BERTScore P/R/F1 as bert_score 0.3.13 computes it, on the shared encoder service.
 
-Greedy cosine matching over the token states of one layer, idf off (every token weighs 1 except the
-tokenizer's CLS and SEP ids, which weigh 0 but still take part in the max-similarity), F = 2PR/(P+R)
-with NaN → 0, a sentence with no other token (the empty one) scores P = R = F = 0 before rescaling.
+Greedy cosine matching over the token states of one layer. Without idf every token weighs 1 except the
+tokenizer's CLS and SEP ids, which weigh 0 but still take part in the max-similarity; with idf (`idf=True`, as
+bert_score's) a token weighs log((M + 1) / (df + 1)), df the number of the call's M references (all of them, in
+reading order, each encoded as bert_score encodes it) that hold the token id, log(M + 1) for an id none holds, CLS
+and SEP still 0; candidates and references weigh their tokens alike. F = 2PR/(P+R) with NaN → 0, a sentence with
+no weighted token (the empty one; with idf also one whose every token is in every reference) scores
+P = R = F = 0 before rescaling.
 Multi-reference: each of P, R, F is the maximum over the references, then rescaled with the baseline
 `(x - b) / (1 - b)`. Each unique sentence is embedded once (through the encoder cache). Texts longer than the
 model's window (`window`, at most 512 tokens) are truncated, as bert_score does; `token_lengths` tells which.
@@ -16,9 +20,11 @@ encoders give positive cosines); a text made only of literal "[CLS]"/"[SEP]" sco
 from __future__ import annotations
 
 import csv
+import math
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Sequence
+from typing import Mapping, Sequence
 
 import numpy as np
 
@@ -92,10 +98,29 @@ class Tokens:
     weight: np.ndarray  # (T,) float64
 
     @classmethod
-    def of(cls, states: np.ndarray, ids: Sequence[int], special_ids: set[int]) -> "Tokens":
-        """From raw (T, H) states and the token ids they belong to."""
+    def of(cls, states: np.ndarray, ids: Sequence[int], special_ids: set[int],
+           idf: "IdfWeights | None" = None) -> "Tokens":
+        """From raw (T, H) states and the token ids they belong to, weighed by `idf` (None: 1 each)."""
         unit = states / np.linalg.norm(states, axis=1, keepdims=True)
-        return cls(unit, np.array([0.0 if i in special_ids else 1.0 for i in ids]))
+        return cls(unit, np.array([0.0 if i in special_ids else 1.0 if idf is None else idf.weight(i) for i in ids]))
+
+
+@dataclass(frozen=True)
+class IdfWeights:
+    """bert_score's idf over a set of references: log((M + 1) / (df + 1)) per token id, log(M + 1) for an id no
+    reference holds (see the module docstring)."""
+
+    documents: int
+    counts: Mapping[int, int]
+
+    @classmethod
+    def of(cls, token_ids: Sequence[Sequence[int]]) -> "IdfWeights":
+        """From each reference's token ids (special tokens included, as bert_score counts them)."""
+        return cls(len(token_ids), Counter(i for ids in token_ids for i in set(ids)))
+
+    def weight(self, token_id: int) -> float:
+        """The idf of one token id."""
+        return math.log((self.documents + 1) / (self.counts.get(token_id, 0) + 1))
 
 
 def greedy_match(cand: Tokens, ref: Tokens) -> tuple[float, float, float]:
@@ -131,13 +156,18 @@ class BERTScorer:
             else:
                 self.baseline = tuple(float(b) for b in baseline)  # type: ignore[assignment]
 
-    def tokens(self, texts: Sequence[str]) -> list[Tokens]:
-        """Unit token states and weights of each text (stripped, as bert_score encodes), via the encoder cache."""
+    def tokens(self, texts: Sequence[str], idf: IdfWeights | None = None) -> list[Tokens]:
+        """Unit token states and weights of each text (stripped, as bert_score encodes), via the encoder cache;
+        weighed by `idf` (None: 1 each)."""
         stripped = [t.strip() for t in texts]
         states = self.encoder.token_states(stripped, layer=self.layer, batch_size=self.batch_size)
         tokenizer = self.encoder.tokenizer
         special = {i for i in (tokenizer.cls_token_id, tokenizer.sep_token_id) if i is not None}
-        return [Tokens.of(s, ids, special) for s, ids in zip(states, self.encoder.token_ids(stripped))]
+        return [Tokens.of(s, ids, special, idf) for s, ids in zip(states, self.encoder.token_ids(stripped))]
+
+    def idf_weights(self, references: Sequence[str]) -> IdfWeights:
+        """bert_score's idf over `references` (every reference of the call, duplicates counted)."""
+        return IdfWeights.of(self.encoder.token_ids([r.strip() for r in references]))
 
     @property
     def window(self) -> int:
@@ -148,20 +178,23 @@ class BERTScorer:
         """Untruncated token counts of the texts as they are encoded (stripped, special tokens included)."""
         return self.encoder.token_lengths([t.strip() for t in texts])
 
-    def score(self, candidates: Sequence[str], references: Sequence[str] | Sequence[Sequence[str]]) -> BERTScoreResult:
-        """Scores of each candidate against its reference (or the best of its references, per measure)."""
-        best = np.stack([each.max(axis=0) for each in self.score_each(candidates, references)])
+    def score(self, candidates: Sequence[str], references: Sequence[str] | Sequence[Sequence[str]], *,
+              idf: bool = False) -> BERTScoreResult:
+        """Scores of each candidate against its reference (or the best of its references, per measure); `idf`:
+        tokens weighed by their idf over all the references given."""
+        best = np.stack([each.max(axis=0) for each in self.score_each(candidates, references, idf=idf)])
         return BERTScoreResult(best[:, 0], best[:, 1], best[:, 2])
 
-    def score_each(self, candidates: Sequence[str],
-                   references: Sequence[str] | Sequence[Sequence[str]]) -> list[np.ndarray]:
+    def score_each(self, candidates: Sequence[str], references: Sequence[str] | Sequence[Sequence[str]], *,
+                   idf: bool = False) -> list[np.ndarray]:
         """Per candidate, a (references, 3) array of P, R, F against each of its references (rescaled when the
         scorer rescales: the maximum of an affine map's values is the map of the maximum, so `score` is the
-        per-measure maximum of these rows)."""
+        per-measure maximum of these rows); `idf`: as `score`."""
         candidates = check_texts("candidates", candidates)
         groups = check_references(references, len(candidates))
         unique = list(dict.fromkeys([*candidates, *(r for g in groups for r in g)]))
-        tokens = dict(zip(unique, self.tokens(unique)))
+        weights = self.idf_weights([r for g in groups for r in g]) if idf else None
+        tokens = dict(zip(unique, self.tokens(unique, weights)))
         rows = [np.array([greedy_match(tokens[cand], tokens[ref]) for ref in group])
                 for cand, group in zip(candidates, groups)]
         if self.baseline is not None:
