@@ -56,3 +56,37 @@ def test_an_unknown_name_is_an_attribute_error():
 
     with pytest.raises(AttributeError, match="no attribute 'shipped_paths'"):
         gecscore.shipped_paths
+
+
+def test_the_site_has_a_page_per_metric_built_from_its_card(site):
+    """One page per registry metric from its card, and an index of them, in the registry's order (issue 40)."""
+    import html
+
+    from gecscore.registry import SPECS
+
+    index = (site / "metrics" / "index.html").read_text(encoding="utf-8")
+    for name, spec in SPECS.items():
+        page = (site / "metrics" / name / "index.html").read_text(encoding="utf-8")
+        assert f"<title>{html.escape(spec.title)} - gecscore</title>" in page, name
+        card = (REPO / "metrics" / name / "README.md").read_text(encoding="utf-8")
+        assert "app_file:" in card and "app_file:" not in page, f"{name}: the card's front matter is shown"
+        assert all(f"<code>{option.name}</code>" in page for option in spec.options), f"{name}: an option is missing"
+        assert f'href="{name}/"' in index, name
+
+
+def test_the_navigation_follows_the_reading_order_and_holds_every_page():
+    import yaml
+
+    config = yaml.safe_load((REPO / "mkdocs.yml").read_text(encoding="utf-8"))
+    sections = [next(iter(item)) for item in config["nav"]]
+    assert sections == ["Home", "Metrics", "Using gecscore", "Training signals", "Meta-evaluation", "Reference",
+                        "Development"]
+
+    def pages(items):
+        for item in items:
+            value = item if isinstance(item, str) else next(iter(item.values()))
+            yield from pages(value) if isinstance(value, list) else [value]
+
+    listed = set(pages(config["nav"]))
+    written = {str(path.relative_to(REPO / "docs")) for path in (REPO / "docs").rglob("*.md")}
+    assert written == listed, f"pages not in the navigation: {written - listed}; missing: {listed - written}"

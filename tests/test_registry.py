@@ -121,3 +121,10 @@ def test_every_runner_implements_the_protocol(name):
     runner = registry.runner(name)
     for function in ("statistics_systems", "score", "check_models"):
         assert callable(getattr(runner, function, None)), f"{name}: its runner has no {function}"
+
+
+def test_the_readme_table_of_metrics_is_generated_from_the_registry():
+    from gecscore.cards import metrics_block
+
+    readme = (METRICS.parent / "README.md").read_text(encoding="utf-8")
+    assert metrics_block() in readme, "run `python -m gecscore.cards metrics` to refresh the README's table"
