@@ -283,3 +283,19 @@ def test_sentgleu_is_the_mean_of_the_sentence_scores(shared_data):
     assert result.signature.startswith("sentgleu|")
     interval = confidence_interval(result.statistic, len(sources), n_samples=50)
     assert interval.score == result.score and 0 <= interval.low <= result.score <= interval.high <= 1
+
+
+def test_the_interval_is_scipys_normal_interval_bit_for_bit():
+    """The official script's `scipy.stats.norm.interval(0.95, ...)`, written out so a GLEU run imports no scipy
+    (issue 41); equal to the last bit, and NaN where scipy gives NaN."""
+    scipy_stats = pytest.importorskip("scipy.stats")
+    import numpy as np
+
+    from gecscore.gleu.metric import normal_interval
+
+    rng = np.random.default_rng(0)
+    for mean, std in [*zip(rng.random(2000), rng.random(2000) * 0.2), (0.5, 0.0), (0.3, 1e-300)]:
+        with np.errstate(invalid="ignore"):
+            expected = scipy_stats.norm.interval(0.95, loc=mean, scale=std)
+        got = normal_interval(float(mean), float(std))
+        assert np.array_equal(got, expected, equal_nan=True), (mean, std, got, expected)

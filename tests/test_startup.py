@@ -53,3 +53,13 @@ def test_a_command_registers_only_its_own_subparser():
     # meta-eval's registration imports its data tables; `score` must not pay for them
     assert "gecscore.meta_eval" not in imported_modules("-m", "gecscore.cli", "score", "--help")
     assert "gecscore.meta_eval" in imported_modules("-m", "gecscore.cli", "--help")
+
+
+def test_gleu_on_tokenised_text_imports_no_scipy(tmp_path):
+    """GLEU's interval is the official script's scipy normal interval written out (issue 41: `import scipy.stats`
+    was half of a one-system run)."""
+    for name, text in {"src": "he go to school .", "hyp": "he goes to school .", "ref": "he went to school ."}.items():
+        (tmp_path / f"{name}.txt").write_text(text + "\n")
+    loaded = imported("-m", "gecscore.cli", "score", "gleu", "--sources", str(tmp_path / "src.txt"),
+                      "--predictions", str(tmp_path / "hyp.txt"), "--references", str(tmp_path / "ref.txt"))
+    assert "scipy" not in loaded and not loaded & HEAVY
