@@ -139,6 +139,26 @@ def test_the_request_is_gec_metrics_and_scores_follow_the_answer():
     assert "backend:endpoint:http://127.0.0.1:" in a.signature
 
 
+def test_the_answer_cache_makes_a_rerun_free_and_keys_on_the_whole_request(tmp_path):
+    """`answer_cache`: the second run asks the judge nothing and scores the same; another seed is another request;
+    the signature does not record the cache (issue 42)."""
+    from gecscore.llm_kobayashi24.backends import CACHE_FILE
+
+    cache = str(tmp_path / "answers")
+    with stub_server() as server:
+        first = run_ours(server, SOURCES, SYSTEMS, "sent", answer_cache=cache)
+        asked = len(server.requests)
+        again = run_ours(server, SOURCES, SYSTEMS, "sent", answer_cache=cache)
+        assert len(server.requests) == asked == 4 and (tmp_path / "answers" / CACHE_FILE).is_file()
+        reseeded = run_ours(server, SOURCES, SYSTEMS, "sent", answer_cache=cache, judge_seed=1)
+        assert len(server.requests) == 2 * asked and server.requests[-1]["seed"] == 1
+        plain = run_ours(server, SOURCES, SYSTEMS, "sent")
+    for name in SYSTEMS:
+        assert again[name].score == first[name].score == plain[name].score
+        assert again[name].signature == plain[name].signature and "answer_cache" not in plain[name].signature
+    assert reseeded["a"].signature != first["a"].signature
+
+
 @pytest.mark.parametrize("marker", sorted(MALFORMED))
 def test_unreadable_answers_are_flagged_never_scored(marker):
     sources = [*SOURCES[:2], f"He go {marker} ."]

@@ -46,6 +46,10 @@ SPEC = MetricSpec(
                kind="output"),
         Option("timeout", "float", 120.0, "seconds the endpoint may take to accept a request and to send each part of "
                "its answer (the scores do not depend on it)", minimum=0, exclusive_minimum=True),
+        Option("answer_cache", "str", None, "a folder for an on-disk cache of the judge's answers, keyed by the "
+               "whole request (endpoint, model, prompt, seed, answer format; a local model's files and decoding): a "
+               "re-run asks only what is new (None: no cache; the scores do not depend on it)", nullable=True,
+               kind="output"),
         Option("judge_seed", "int", 777, "the `seed` sent to the endpoint with every request (gec-metrics' 777)"),
         Option("criterion", "str", None, "a criterion sentence added to LLM-E's prompt: 'difficulty' or 'impact' "
                "(gec-metrics' `criteria`; LLM-S's template has no place for one)", nullable=True,

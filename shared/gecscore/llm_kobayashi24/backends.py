@@ -5,11 +5,23 @@ OpenAI classes ask it (a system message, the prompt, a JSON-schema answer format
 seed), over plain HTTP with httpx (no OpenAI client needed). The local model answers by greedy decoding after its
 chat template, when it has one (gec-metrics' HF classes constrain the decoding to the JSON schema with `outlines`
 and 8-bit weights; we decode freely and flag answers that cannot be read).
+
+`CachedBackend` puts either behind an on-disk cache of answers (`answer_cache=FOLDER`): a re-run asks the judge
+only what is new. An answer is stored under a key that holds everything it depends on (`Backend.request_key`: the
+endpoint's URL and the whole request body, so the model, the prompt, the seed and the answer format; a local
+model's folder, its files, revision, decoding settings and the text it reads). An answer that was not readable as a
+message (None) is not stored, so it is asked again; a failed request raises and stores nothing. One SQLite file,
+`answers.sqlite`, in the folder, which several processes may share (SQLite's locking; a write is one short
+transaction). The answers do not change the numbers, so the metric's signature does not record the cache.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
+import sqlite3
+from pathlib import Path
 from typing import Any, Protocol
 
 from gecscore.common.encoders import cannot_load, check_model_path, resolve_model, select_device, shared_model
@@ -28,6 +40,10 @@ class Backend(Protocol):
     name: str
 
     def answer(self, prompt: str, n: int) -> str | None: ...
+
+    def request_key(self, prompt: str, n: int) -> str:
+        """Everything the answer depends on, as text (the answer cache's key)."""
+        ...
 
 
 class EndpointError(OSError):
@@ -60,6 +76,10 @@ class ChatEndpoint:
         if "gemini" not in self.model:
             body["seed"] = self.seed
         return body
+
+    def request_key(self, prompt: str, n: int) -> str:
+        """The endpoint and the whole request body (model, messages, answer format, seed)."""
+        return json.dumps([self.base_url, self.request(prompt, n)], sort_keys=True)
 
     def answer(self, prompt: str, n: int) -> str | None:
         """The first choice's message content."""
@@ -113,6 +133,13 @@ class LocalModel:
             return self.tokenizer.apply_chat_template([{"role": "user", "content": prompt}], tokenize=False)
         return prompt
 
+    def request_key(self, prompt: str, n: int) -> str:
+        """The model's folder and files, revision, decoding settings and the text it reads."""
+        from gecscore.common.embedding_cache import folder_files
+
+        return json.dumps([self.path, folder_files(self.path), self.revision, self.max_new_tokens, "greedy",
+                           self.text_of(prompt)])
+
     def answer(self, prompt: str, n: int) -> str | None:
         """Greedy continuation of the prompt (at most `max_new_tokens` tokens), decoded."""
         import torch
@@ -123,3 +150,37 @@ class LocalModel:
             out = self.model.generate(**encoded, do_sample=False, max_new_tokens=self.max_new_tokens,
                                       pad_token_id=pad)
         return self.tokenizer.decode(out[0, encoded["input_ids"].shape[1]:], skip_special_tokens=True)
+
+
+#: The answer cache's file in its folder.
+CACHE_FILE = "answers.sqlite"
+
+
+class CachedBackend:
+    """`backend` answering from the cache in `directory` where it can, asking `backend` otherwise."""
+
+    def __init__(self, backend: Backend, directory: str | Path) -> None:
+        self.backend = backend
+        self.name = backend.name
+        folder = Path(directory).expanduser()
+        folder.mkdir(parents=True, exist_ok=True)
+        self.path = folder / CACHE_FILE
+        self._connection = sqlite3.connect(self.path, timeout=60)
+        with self._connection:
+            self._connection.execute("CREATE TABLE IF NOT EXISTS answers (key TEXT PRIMARY KEY, answer TEXT NOT NULL)")
+        self.hits = 0
+        self.asked = 0
+
+    def answer(self, prompt: str, n: int) -> str | None:
+        """The stored answer to this request, or the backend's (stored when it is a message)."""
+        key = hashlib.sha256(self.backend.request_key(prompt, n).encode()).hexdigest()
+        row = self._connection.execute("SELECT answer FROM answers WHERE key = ?", (key,)).fetchone()
+        if row is not None:
+            self.hits += 1
+            return row[0]
+        self.asked += 1
+        answer = self.backend.answer(prompt, n)
+        if answer is not None:
+            with self._connection:
+                self._connection.execute("INSERT OR REPLACE INTO answers VALUES (?, ?)", (key, answer))
+        return answer

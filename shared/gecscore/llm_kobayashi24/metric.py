@@ -24,7 +24,7 @@ from gecscore.common.signature import make_signature
 from gecscore.common.statistics import Statistics
 from gecscore.common.validation import check_same_length, check_texts
 from gecscore.llm_kobayashi24 import SPEC
-from gecscore.llm_kobayashi24.backends import Backend, ChatEndpoint, LocalModel
+from gecscore.llm_kobayashi24.backends import Backend, CachedBackend, ChatEndpoint, LocalModel
 from gecscore.llm_kobayashi24.judge import HIGHEST, LOWEST, build_prompt, edit_form, read_scores, select_targets, \
     template_for
 
@@ -135,6 +135,8 @@ def statistics_systems(sources: Sequence[str], systems: Mapping[str, Sequence[st
         extractor = get_extractor()
         edits = lambda srcs, hyps: extractor.extract(srcs, hyps, keep_unk=True)  # noqa: E731
     backend = backend_for(opts)
+    if opts["answer_cache"] is not None:
+        backend = CachedBackend(backend, opts["answer_cache"])
     judged = judge_systems(sources, systems, backend, variant=opts["variant"], criterion=opts["criterion"],
                            edits=edits, progress=progress)
     settings = {"backend": backend.name, "model": opts["model"] or DEFAULT_MODELS[opts["backend"]],
