@@ -159,6 +159,25 @@ def test_the_answer_cache_makes_a_rerun_free_and_keys_on_the_whole_request(tmp_p
     assert reseeded["a"].signature != first["a"].signature
 
 
+def test_retries_ask_a_failing_endpoint_again_and_then_say_how_often(monkeypatch):
+    """`retries`: a transient failure (HTTP 5xx here) is asked again, waiting in between; then the error says how
+    many attempts were made. Without retries, one request (issue 42)."""
+    from gecscore.llm_kobayashi24 import backends
+
+    monkeypatch.setattr(backends, "RETRY_WAIT", 0.0)
+    with stub_server(status=503) as server:
+        with pytest.raises(backends.EndpointError, match=r"answered HTTP 503.*after 3 attempts; retries=2"):
+            run_ours(server, SOURCES[:1], {"a": SYSTEMS["a"][:1]}, "sent", retries=2)
+        assert len(server.requests) == 3
+        with pytest.raises(backends.EndpointError, match=r"answered HTTP 503: "):
+            run_ours(server, SOURCES[:1], {"a": SYSTEMS["a"][:1]}, "sent")
+        assert len(server.requests) == 4
+    with stub_server(status=401) as server:  # not transient: asked once whatever `retries` says
+        with pytest.raises(backends.EndpointError, match="answered HTTP 401"):
+            run_ours(server, SOURCES[:1], {"a": SYSTEMS["a"][:1]}, "sent", retries=3)
+        assert len(server.requests) == 1
+
+
 @pytest.mark.parametrize("marker", sorted(MALFORMED))
 def test_unreadable_answers_are_flagged_never_scored(marker):
     sources = [*SOURCES[:2], f"He go {marker} ."]

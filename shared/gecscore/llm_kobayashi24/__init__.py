@@ -46,6 +46,9 @@ SPEC = MetricSpec(
                kind="output"),
         Option("timeout", "float", 120.0, "seconds the endpoint may take to accept a request and to send each part of "
                "its answer (the scores do not depend on it)", minimum=0, exclusive_minimum=True),
+        Option("retries", "int", 0, "how many times a request that times out, cannot connect or is answered HTTP "
+               "429 or 5xx is sent again, waiting 1, 2, 4... s in between (the scores do not depend on it)",
+               minimum=0),
         Option("answer_cache", "str", None, "a folder for an on-disk cache of the judge's answers, keyed by the "
                "whole request (endpoint, model, prompt, seed, answer format; a local model's files and decoding): a "
                "re-run asks only what is new (None: no cache; the scores do not depend on it)", nullable=True,

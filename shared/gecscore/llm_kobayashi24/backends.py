@@ -21,6 +21,7 @@ import hashlib
 import json
 import os
 import sqlite3
+import time
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -48,15 +49,25 @@ class Backend(Protocol):
 
 class EndpointError(OSError):
     """The endpoint refused or failed a request (not an unreadable answer: that is flagged per sentence). An
-    OSError, as `requests`' HTTPError is: a remote resource that cannot be used, which the CLI reports in one line."""
+    OSError, as `requests`' HTTPError is: a remote resource that cannot be used, which the CLI reports in one line.
+    `transient`: worth asking again (a timeout, no connection, HTTP 429 or 5xx), which `retries` does."""
+
+    def __init__(self, message: str, *, transient: bool = False) -> None:
+        super().__init__(message)
+        self.transient = transient
+
+
+#: Seconds before the first retry of a failed request (doubled for each next one).
+RETRY_WAIT = 1.0
 
 
 class ChatEndpoint:
     """An OpenAI-compatible `POST {base_url}/chat/completions`."""
 
     def __init__(self, model: str, *, base_url: str | None = None, api_key: str | None = None, seed: int = 777,
-                 timeout: float = 120.0) -> None:
+                 timeout: float = 120.0, retries: int = 0) -> None:
         self.model = model
+        self.retries = retries
         self.base_url = (base_url or "https://api.openai.com/v1").rstrip("/")
         self.api_key = api_key or os.environ.get(API_KEY_ENV)
         if not self.api_key:
@@ -82,7 +93,21 @@ class ChatEndpoint:
         return json.dumps([self.base_url, self.request(prompt, n)], sort_keys=True)
 
     def answer(self, prompt: str, n: int) -> str | None:
-        """The first choice's message content."""
+        """The first choice's message content; a request that times out, cannot connect, or is answered HTTP 429 or
+        5xx is sent again up to `retries` times, waiting `RETRY_WAIT` seconds, doubled each time, in between."""
+        for attempt in range(self.retries + 1):
+            try:
+                return self._answer_once(prompt, n)
+            except EndpointError as error:
+                if not error.transient or attempt == self.retries:
+                    if self.retries and error.transient:
+                        raise EndpointError(f"{error} (after {attempt + 1} attempts; retries={self.retries})",
+                                            transient=True) from error
+                    raise
+                time.sleep(RETRY_WAIT * 2 ** attempt)
+        raise AssertionError("unreachable")
+
+    def _answer_once(self, prompt: str, n: int) -> str | None:
         import httpx
 
         try:
@@ -90,11 +115,12 @@ class ChatEndpoint:
                                   headers={"Authorization": f"Bearer {self.api_key}"}, timeout=self.timeout)
         except httpx.TimeoutException as error:
             raise EndpointError(f"{self.base_url} did not answer within {self.timeout:g} s; a slower endpoint needs "
-                                "a larger timeout=SECONDS") from error
+                                "a larger timeout=SECONDS", transient=True) from error
         except httpx.HTTPError as error:
-            raise EndpointError(f"cannot reach {self.base_url}: {error}") from error
+            raise EndpointError(f"cannot reach {self.base_url}: {error}", transient=True) from error
         if response.status_code != 200:
-            raise EndpointError(f"{self.base_url} answered HTTP {response.status_code}: {response.text[:300]}")
+            raise EndpointError(f"{self.base_url} answered HTTP {response.status_code}: {response.text[:300]}",
+                                transient=response.status_code == 429 or response.status_code >= 500)
         try:
             return response.json()["choices"][0]["message"]["content"]
         except (ValueError, KeyError, IndexError, TypeError):

@@ -108,7 +108,7 @@ def backend_for(opts: Mapping[str, Any]) -> Backend:
     model = opts["model"] or DEFAULT_MODELS[opts["backend"]]
     if opts["backend"] == "endpoint":
         return ChatEndpoint(model, base_url=opts["base_url"], api_key=opts["api_key"], seed=opts["judge_seed"],
-                            timeout=opts["timeout"])
+                            timeout=opts["timeout"], retries=opts["retries"])
     return LocalModel(model, device=opts["device"], max_new_tokens=opts["max_new_tokens"], revision=opts["revision"])
 
 
