@@ -159,6 +159,43 @@ def test_the_answer_cache_makes_a_rerun_free_and_keys_on_the_whole_request(tmp_p
     assert reseeded["a"].signature != first["a"].signature
 
 
+def test_the_papers_system_ranking_is_trueskill_over_the_judged_pairs(tmp_path, capsys):
+    """`aggregation="trueskill"` (leaderboard and CLI): systems rated by TrueSkill over the sentence-level pairwise
+    outcomes of their judgements, as the LLM-S/E paper and SEEDA rank them (issue 42)."""
+    from gecscore.cli import main
+    from gecscore.common.aggregate import trueskill_scores
+    from gecscore.leaderboard import compare
+
+    systems = {**SYSTEMS, "c": SOURCES}
+    endpoint = {"model": "stub-judge", "api_key": KEY}
+    with stub_server() as server:
+        board = compare("llm-s", SOURCES, systems, base_url=server.base_url, n_samples=0, aggregation="trueskill",
+                        robust=True, **endpoint)
+        sentence = {name: board.results[name].sentence_scores() for name in systems}
+        expected = dict(zip(systems, trueskill_scores(list(sentence.values()))))
+        assert {row.system: row.trueskill for row in board.rows} == expected
+        assert [row.system for row in board.rows] == sorted(expected, key=lambda name: -expected[name])
+        assert [row.rank for row in board.rows] == [1, 2, 3]
+        assert "TrueSkill μ" in board.render("text") and "|agg:trueskill" in board.signature
+        assert board.as_dict()["aggregation"] == "trueskill"
+        with pytest.raises(ValueError, match="give at least two"):
+            compare("llm-s", SOURCES, {"a": SYSTEMS["a"]}, base_url=server.base_url, aggregation="trueskill",
+                    **endpoint)
+        files = {}
+        for name, texts in {"src": SOURCES, **systems}.items():
+            files[name] = tmp_path / f"{name}.txt"
+            files[name].write_text("\n".join(texts) + "\n")
+        assert main(["score", "llm-s", "--sources", str(files["src"]), "--predictions", str(files["a"]),
+                     str(files["b"]), str(files["c"]), "--aggregation", "trueskill", "--bootstrap", "0",
+                     "-o", "robust=true", "-o", "model=stub-judge", "-o", f"api_key={KEY}", "-o", f"base_url={server.base_url}"]) == 0
+        assert "TrueSkill μ" in capsys.readouterr().out
+    bad = [*SOURCES[:3], "He go PROSEONLY ."]  # an unreadable answer: no score in the published mode
+    with stub_server() as server:
+        with pytest.raises(ValueError, match=r"system 'a' has none for 1 sentence\(s\).*robust=True"):
+            compare("llm-s", bad, systems, base_url=server.base_url, n_samples=0, aggregation="trueskill",
+                    **endpoint)
+
+
 def test_retries_ask_a_failing_endpoint_again_and_then_say_how_often(monkeypatch):
     """`retries`: a transient failure (HTTP 5xx here) is asked again, waiting in between; then the error says how
     many attempts were made. Without retries, one request (issue 42)."""

@@ -7,7 +7,7 @@ import math
 
 import pytest
 
-from gecscore.meta_eval import aggregate as agg
+from gecscore.common import aggregate as agg
 from gecscore.meta_eval.correlate import (human_pairs, sentence_agreement, system_correlation,
                                           window_correlations)
 from gecscore.meta_eval.data import (GJG15_SYSTEMS, SEEDA_SYSTEMS, RankingItem, collapsed_sentences,

@@ -4,6 +4,11 @@ bootstrap interval (one seed for all, so the intervals are comparable), ranks th
 and, with a baseline, tests every other system against it (paired bootstrap or approximate randomisation, as
 sacrebleu does). The `Leaderboard` renders as text, Markdown, LaTeX, CSV or JSON and plots as PNG and SVG.
 
+`aggregation="trueskill"` ranks the systems as SEEDA's human rankings and the LLM-S/E paper rank them: every pair of
+systems meets on every sentence, the higher sentence score wins (equal ones draw), and TrueSkill (gec-metrics'
+settings, `gecscore.common.aggregate`) rates them; the rows are ordered by its μ, shown beside the corpus score and
+its interval, which stay the metric's own.
+
 Every format says what it cannot vouch for (`gecscore.common.trust`): each system's flagged sentences with their
 reasons, and a system whose corpus scores leave the metric's range (a published-mode UOT-ERRANT F0.5 of 3479) is
 not ranked among the sane ones but listed after them with the reason; per-type cells outside their range are
@@ -17,6 +22,7 @@ from pathlib import Path
 from typing import Any, Literal, Mapping, Sequence
 
 from gecscore import registry
+from gecscore.common.aggregate import trueskill_scores
 from gecscore.common.bootstrap import (DEFAULT_AR_SAMPLES, DEFAULT_SAMPLES, DEFAULT_SEED, INTERVAL_METHOD, Interval,
                                        confidence_interval, paired_approximate_randomization, paired_bootstrap,
                                        signature_suffix)
@@ -25,6 +31,8 @@ from gecscore.common.tables import FORMATS, Table, render, to_json
 from gecscore.common.trust import flag_counts, flag_note, flagged_sentences, out_of_range
 
 Test = Literal["bs", "ar"]
+#: How systems are ranked: by their corpus scores, or by TrueSkill over sentence-level pairwise outcomes.
+AGGREGATIONS = ("default", "trueskill")
 TEST_NAMES = {"bs": "paired bootstrap", "ar": "approximate randomisation"}
 #: Per-type columns printed as integers when every value is whole (ERRANT's counts; UOT-ERRANT's are weights).
 COUNT_KEYS = ("tp", "fp", "fn", "tn")
@@ -49,13 +57,15 @@ class Row:
     flagged: int = 0
     flags: Mapping[str, int] = field(default_factory=dict)
     unranked: str | None = None
+    #: TrueSkill μ over the sentence-level pairwise outcomes (`aggregation="trueskill"`), which orders the rows.
+    trueskill: float | None = None
 
     def as_dict(self) -> dict[str, Any]:
         """Plain-Python fields (the interval with its `low`, `high` and `method`)."""
         return {"rank": self.rank, "system": self.system, "score": self.score,
                 "interval": None if self.interval is None else self.interval.as_dict(),
                 "difference": self.difference, "p_value": self.p_value, "flagged": self.flagged,
-                "flags": dict(self.flags), "unranked": self.unranked}
+                "flags": dict(self.flags), "unranked": self.unranked, "trueskill": self.trueskill}
 
 
 @dataclass
@@ -73,6 +83,7 @@ class Leaderboard:
     n_samples: int = DEFAULT_SAMPLES
     seed: int | None = DEFAULT_SEED
     bootstrap_samples: int = DEFAULT_SAMPLES
+    aggregation: str = "default"
 
     @property
     def n(self) -> int:
@@ -91,7 +102,7 @@ class Leaderboard:
         return {"metric": self.metric, "main": self.main, "sentences": self.n, "baseline": self.baseline,
                 "test": TEST_NAMES[self.test] if self.baseline is not None and self.n_samples else None,
                 "n_samples": self.n_samples, "bootstrap_samples": self.bootstrap_samples if self.n_samples else 0,
-                "seed": self.seed, "signature": self.signature,
+                "seed": self.seed, "aggregation": self.aggregation, "signature": self.signature,
                 "systems": [{**row.as_dict(), "scores": self.results[row.system].scores,
                              "details": self.results[row.system].details} for row in self.rows]}
 
@@ -146,6 +157,9 @@ class Leaderboard:
         flagged sentences and why a system is not ranked, when any."""
         header, align = ["rank", "system", self.main], "rlr"
         rows: list[list[Any]] = [[r.rank, r.system, r.score] for r in self.rows]
+        if self.aggregation == "trueskill":
+            header, align = header[:2] + ["TrueSkill μ"] + header[2:], align[:2] + "r" + align[2:]
+            rows = [row[:2] + [r.trueskill] + row[2:] for row, r in zip(rows, self.rows)]
         if self.n_samples:
             header, align = header + [f"95% CI ({INTERVAL_METHOD})"], align + "l"
             for row, r in zip(rows, self.rows):
@@ -173,10 +187,10 @@ class Leaderboard:
     def _csv_table(self) -> Table:
         keys = sorted({k for result in self.results.values() for k in result.scores} - {self.main})
         reasons = sorted({reason for r in self.rows for reason in r.flags})
-        header = ["rank", "system", self.main, "low", "high", "interval_method", "sacrebleu_mean",
+        header = ["rank", "system", self.main, "trueskill", "low", "high", "interval_method", "sacrebleu_mean",
                   "sacrebleu_half_width", "difference", "p_value",
                   *keys, "flagged", *(f"flagged: {reason}" for reason in reasons), "not_ranked", "signature"]
-        rows = [[r.rank, r.system, r.score,
+        rows = [[r.rank, r.system, r.score, r.trueskill,
                  *((None,) * 5 if r.interval is None else (r.interval.low, r.interval.high, r.interval.method,
                                                            r.interval.mean, r.interval.ci)),
                  r.difference, r.p_value, *(self.results[r.system].scores.get(k) for k in keys),
@@ -223,16 +237,21 @@ class Leaderboard:
 def compare(metric: str, sources: Sequence[str] | None, systems: Mapping[str, Sequence[str] | Mapping[str, Any]],
             references: Sequence[Any] | None = None, *, gold_m2: Any = None, baseline: str | None = None,
             test: Test = "bs", n_samples: int | None = None, seed: int | None = DEFAULT_SEED,
-            progress: bool = False, **options: Any) -> Leaderboard:
+            aggregation: str = "default", progress: bool = False, **options: Any) -> Leaderboard:
     """Score and rank several systems against the same references in one run; see the module docstring.
 
     `systems` maps each name to its predictions or, for a metric whose M2 input replaces the sentences (CLEME's
     `hyp_m2`), to that system's input options (`{"hyp_m2": path}`); those run one by one. `n_samples`: bootstrap
     resamples for the intervals and the paired bootstrap (default 1000), or approximate-randomisation trials
-    (default 10000; the intervals then use 1000 resamples, as sacrebleu); 0: scores only. Everything is checked
-    before any work.
+    (default 10000; the intervals then use 1000 resamples, as sacrebleu); 0: scores only. `aggregation`:
+    "default" (rank by the corpus score) or "trueskill" (see the module docstring). Everything is checked before
+    any work.
     """
     n_samples = _check(metric, systems, baseline, test, n_samples, seed, options)
+    if aggregation not in AGGREGATIONS:
+        raise ValueError(f"`aggregation` must be one of {list(AGGREGATIONS)}, got {aggregation!r}")
+    if aggregation == "trueskill" and len(systems) < 2:
+        raise ValueError("aggregation='trueskill' rates systems against each other: give at least two")
     sentences = {name: p for name, p in systems.items() if not isinstance(p, Mapping)}
     results = registry.run_systems(metric, sources, sentences, references, gold_m2=gold_m2, progress=progress,
                                    **options) if sentences else {}
@@ -246,12 +265,28 @@ def compare(metric: str, sources: Sequence[str] | None, systems: Mapping[str, Se
         raise ValueError(f"the systems were scored on different numbers of sentences: {sizes}")
     first = next(iter(results.values()))
     boot = n_samples if test == "bs" else DEFAULT_SAMPLES
+    skills = _trueskill(results) if aggregation == "trueskill" else None
     intervals, tests = _resample(results, baseline, test, n_samples, boot, seed)
-    rows = _rank(results, intervals, tests)
-    signature = first.signature
+    rows = _rank(results, intervals, tests, skills)
+    signature = first.signature + ("|agg:trueskill" if skills else "")
     if n_samples:
         signature += f"|{signature_suffix(n_samples, seed, test)}" + (f"|bs:{boot}" if test == "ar" else "")
-    return Leaderboard(metric, first.main, results, rows, signature, baseline, test, n_samples, seed, boot)
+    return Leaderboard(metric, first.main, results, rows, signature, baseline, test, n_samples, seed, boot,
+                       aggregation)
+
+
+def _trueskill(results: Mapping[str, MetricResult]) -> dict[str, float]:
+    """Each system's TrueSkill μ over the sentence-level pairwise outcomes of all of them; a sentence without a
+    score is an error naming it (a draw or a loss would be a guess)."""
+    scores = {}
+    for name, result in results.items():
+        values = [s.get(result.main) for s in result.sentences]
+        missing = [i for i, v in enumerate(values) if v is None or v != v]
+        if missing:
+            raise ValueError(f"aggregation='trueskill' compares sentence scores, and system {name!r} has none for "
+                             f"{len(missing)} sentence(s) (the first: {missing[0]}); robust=True scores them")
+        scores[name] = [float(v) for v in values]
+    return dict(zip(scores, trueskill_scores(list(scores.values()))))
 
 
 def _resample(results: Mapping[str, MetricResult], baseline: str | None, test: Test, n_samples: int, boot: int,
@@ -316,20 +351,23 @@ def _check(metric: str, systems: Mapping[str, Any], baseline: str | None, test: 
 
 
 def _rank(results: Mapping[str, MetricResult], intervals: Mapping[str, Interval | None],
-          tests: Mapping[str, tuple[float, float | None]]) -> list[Row]:
-    """Rows by descending headline score, ties in input order and sharing a rank; a system with a corpus score NaN
-    or outside its range is not ranked but listed after the ranked ones, with the reason."""
+          tests: Mapping[str, tuple[float, float | None]], skills: Mapping[str, float] | None = None) -> list[Row]:
+    """Rows by descending headline score (TrueSkill μ when `skills` are given), ties in input order and sharing a
+    rank; a system with a corpus score NaN or outside its range is not ranked but listed after the ranked ones,
+    with the reason."""
     broken = {name: "; ".join(f"{key} {result.scores[key]:.4g} {why}" for key, why in
                               out_of_range({result.main: result.score, **result.scores}).items())
               for name, result in results.items()}
-    order = sorted(results, key=lambda name: (bool(broken[name]), 0.0 if broken[name] else -results[name].score))
+    key = {name: results[name].score if skills is None else skills[name] for name in results}
+    order = sorted(results, key=lambda name: (bool(broken[name]), 0.0 if broken[name] else -key[name]))
     rows: list[Row] = []
     for position, name in enumerate(order, 1):
         score, records = results[name].score, results[name].details.get("degenerate_sentences", [])
-        rank = None if broken[name] else rows[-1].rank if rows and rows[-1].score == score else position
+        tied = rows and key[rows[-1].system] == key[name]
+        rank = None if broken[name] else rows[-1].rank if tied else position
         difference, p = tests.get(name, (None, None))
         rows.append(Row(rank, name, score, intervals[name], difference, p, flagged_sentences(records),
-                        flag_counts(records), broken[name] or None))
+                        flag_counts(records), broken[name] or None, None if skills is None else skills[name]))
     return rows
 
 

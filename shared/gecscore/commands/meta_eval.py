@@ -16,7 +16,7 @@ _DEFAULT_SYSTEM_SET = {"seeda": "base", "gjg15": "all", "gmeg": "all"}
 
 def register(subparsers: Any) -> None:
     """Add the `meta-eval` subcommand."""
-    from gecscore.meta_eval.aggregate import AGGREGATIONS
+    from gecscore.common.aggregate import AGGREGATIONS
     from gecscore import registry
     from gecscore.meta_eval.data import CONLL_REFERENCE_SETS, DATASETS, GMEG_DOMAINS
 

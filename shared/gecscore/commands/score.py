@@ -56,6 +56,9 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--predictions2", type=Path, help="a second system's output, tested against the first")
     parser.add_argument("--names", nargs="+", metavar="NAME", help="system names, one per system (default: file stems)")
     parser.add_argument("--baseline", metavar="NAME", help="test every other system against this one")
+    parser.add_argument("--aggregation", choices=("default", "trueskill"), default="default",
+                        help="rank systems by their corpus scores (default) or by TrueSkill over sentence-level "
+                             "pairwise wins, as SEEDA's human rankings and the LLM-S/E paper do (2+ systems)")
     tests = parser.add_mutually_exclusive_group()
     tests.add_argument("--paired-bs", dest="test", action="store_const", const="bs",
                        help="paired bootstrap test (the default with --baseline; --bootstrap N resamples, 1000)")
@@ -358,7 +361,7 @@ def score(args: argparse.Namespace) -> int:
         raise ValueError("--paired-bs/--paired-ar test systems against a baseline: pass --baseline NAME")
     count = len(m2 or files)
     legacy = (args.format in ("text", "json") and args.test != "ar" and args.baseline is None
-              and (count == 1 or args.predictions2 is not None))
+              and args.aggregation == "default" and (count == 1 or args.predictions2 is not None))
     if legacy and files:  # today's output keys: `predictions`, `predictions2`
         files = dict(zip(("predictions", "predictions2"), files.values()))
         baseline = "predictions" if args.predictions2 is not None else None
@@ -372,7 +375,7 @@ def score(args: argparse.Namespace) -> int:
             warnings.simplefilter("error", UnusedReferencesWarning)  # a file given for nothing is a mistake here
             board = compare(args.metric, sources, systems, references, gold_m2=gold, baseline=baseline,
                             test=args.test or "bs", n_samples=(args.bootstrap or 0) if legacy else args.bootstrap,
-                            seed=args.seed, progress=args.progress, **options)
+                            seed=args.seed, aggregation=args.aggregation, progress=args.progress, **options)
     except UnusedReferencesWarning as unused:
         raise ValueError(f"{len(args.references)} reference files given: {unused}") from None
     except (ValueError, TypeError) as error:

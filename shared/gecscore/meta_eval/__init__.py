@@ -6,7 +6,7 @@
     result.system["ts_edit"].pearson
 """
 
-from gecscore.meta_eval.aggregate import AGGREGATIONS, aggregate_scores, expected_wins, pairwise_outcomes, trueskill_scores
+from gecscore.common.aggregate import AGGREGATIONS, aggregate_scores, expected_wins, pairwise_outcomes, trueskill_scores
 from gecscore.meta_eval.cache import ScoreCache, default_cache_dir
 from gecscore.meta_eval.correlate import (Correlation, PairwiseAgreement, WindowCorrelation, correlate_systems, human_pairs,
                         sentence_agreement, system_correlation, window_correlations)

@@ -10,7 +10,7 @@ from typing import Any, Sequence
 
 from gecscore.common.caller import warn
 from gecscore.common.signature import make_signature
-from gecscore.meta_eval.aggregate import AGGREGATIONS, aggregate_scores
+from gecscore.common.aggregate import AGGREGATIONS, aggregate_scores
 from gecscore.meta_eval.cache import ScoreCache, score_key
 from gecscore.meta_eval.correlate import (Correlation, PairwiseAgreement, WindowCorrelation, correlate_systems, sentence_agreement,
                         window_correlations)

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Mapping, Sequence
 
 
-from gecscore.meta_eval.aggregate import aggregate_scores
+from gecscore.common.aggregate import aggregate_scores
 from gecscore.meta_eval.cache import ScoreCache
 from gecscore.meta_eval.correlate import Correlation, correlate_systems
 from gecscore.meta_eval.data import MetaEvalData

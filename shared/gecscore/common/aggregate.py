@@ -1,4 +1,5 @@
-"""System scores from sentence scores: pairwise outcomes, TrueSkill and Expected Wins (gec-metrics semantics)."""
+"""System scores from sentence scores: pairwise outcomes, TrueSkill and Expected Wins (gec-metrics semantics), for
+the meta-evaluation and the leaderboard's `aggregation="trueskill"`."""
 
 from __future__ import annotations
 
