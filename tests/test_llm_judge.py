@@ -189,6 +189,10 @@ def test_the_papers_system_ranking_is_trueskill_over_the_judged_pairs(tmp_path, 
                      str(files["b"]), str(files["c"]), "--aggregation", "trueskill", "--bootstrap", "0",
                      "-o", "robust=true", "-o", "model=stub-judge", "-o", f"api_key={KEY}", "-o", f"base_url={server.base_url}"]) == 0
         assert "TrueSkill μ" in capsys.readouterr().out
+    with stub_server() as server:  # the published 1-5 mean is in range, so the systems are ranked
+        published = compare("llm-s", SOURCES, systems, base_url=server.base_url, n_samples=0, **endpoint)
+    assert all(row.rank is not None and row.unranked is None for row in published.rows)
+    assert published.results["a"].details["score_range"] == [1.0, 5.0] and "outside" not in published.render()
     bad = [*SOURCES[:3], "He go PROSEONLY ."]  # an unreadable answer: no score in the published mode
     with stub_server() as server:
         with pytest.raises(ValueError, match=r"system 'a' has none for 1 sentence\(s\).*robust=True"):

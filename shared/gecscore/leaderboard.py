@@ -28,7 +28,7 @@ from gecscore.common.bootstrap import (DEFAULT_AR_SAMPLES, DEFAULT_SAMPLES, DEFA
                                        signature_suffix)
 from gecscore.common.results import MetricResult
 from gecscore.common.tables import FORMATS, Table, render, to_json
-from gecscore.common.trust import flag_counts, flag_note, flagged_sentences, out_of_range
+from gecscore.common.trust import declared_bounds, flag_counts, flag_note, flagged_sentences, out_of_range
 
 Test = Literal["bs", "ar"]
 #: How systems are ranked: by their corpus scores, or by TrueSkill over sentence-level pairwise outcomes.
@@ -356,7 +356,8 @@ def _rank(results: Mapping[str, MetricResult], intervals: Mapping[str, Interval 
     rank; a system with a corpus score NaN or outside its range is not ranked but listed after the ranked ones,
     with the reason."""
     broken = {name: "; ".join(f"{key} {result.scores[key]:.4g} {why}" for key, why in
-                              out_of_range({result.main: result.score, **result.scores}).items())
+                              out_of_range({result.main: result.score, **result.scores},
+                                           declared_bounds(result.main, result.details)).items())
               for name, result in results.items()}
     key = {name: results[name].score if skills is None else skills[name] for name in results}
     order = sorted(results, key=lambda name: (bool(broken[name]), 0.0 if broken[name] else -key[name]))

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from gecscore.commands.meta_eval import parse_options
-from gecscore.common.trust import flag_note, out_of_range
+from gecscore.common.trust import declared_bounds, flag_note, out_of_range
 
 STDIN = Path("-")
 #: Help of each M2 input option (errant_compare's `-hyp` and `-ref` are short for the two).
@@ -483,7 +483,7 @@ def format_result(result: dict[str, Any], main: str, types: str = "") -> str:
         if key == main and "bootstrap" in entry:
             interval = entry["bootstrap"]
             text += f" (95% CI [{interval['low']:.4f}, {interval['high']:.4f}], {interval['method']} bootstrap)"
-        broken = out_of_range({key: entry[key]})
+        broken = out_of_range({key: entry[key]}, declared_bounds(main, entry))
         return text + (f" ! {broken[key]}" if broken else "")
 
     def flagged(entry: dict[str, Any]) -> str:

@@ -28,24 +28,32 @@ def key_range(key: str) -> tuple[float, float] | None:
     return None
 
 
-def range_text(key: str) -> str:
-    """`[0, 1]` or `>= 0`: the key's range in words."""
-    low, high = key_range(key) or (-math.inf, math.inf)
+def range_text(key: str, bounds: Mapping[str, Sequence[float]] | None = None) -> str:
+    """`[0, 1]` or `>= 0`: the key's range in words (`bounds` as in `out_of_range`)."""
+    low, high = (bounds or {}).get(key) or key_range(key) or (-math.inf, math.inf)
     return f"[{low:g}, {high:g}]" if math.isfinite(high) else f">= {low:g}"
 
 
-def out_of_range(scores: Mapping[str, Any]) -> dict[str, str]:
-    """Each bounded key whose value is NaN or outside its range → why (`outside [0, 1]`, `NaN`)."""
+def out_of_range(scores: Mapping[str, Any], bounds: Mapping[str, Sequence[float]] | None = None) -> dict[str, str]:
+    """Each bounded key whose value is NaN or outside its range → why (`outside [0, 1]`, `NaN`); `bounds`: ranges a
+    result declares for its own keys (`details["score_range"]` of its headline: LLM-S/E's published 1-5 mean),
+    which take the place of the range the key's name implies."""
     found = {}
     for key, value in scores.items():
-        bounds = key_range(key)
-        if bounds is None or not isinstance(value, (int, float)) or isinstance(value, bool):
+        bounds_of = (bounds or {}).get(key) or key_range(key)
+        if bounds_of is None or not isinstance(value, (int, float)) or isinstance(value, bool):
             continue
         if math.isnan(value):
             found[key] = "NaN"
-        elif not bounds[0] - 1e-9 <= value <= bounds[1] + 1e-9:
-            found[key] = f"outside {range_text(key)}"
+        elif not bounds_of[0] - 1e-9 <= value <= bounds_of[1] + 1e-9:
+            found[key] = f"outside {range_text(key, bounds)}"
     return found
+
+
+def declared_bounds(main: str, details: Mapping[str, Any]) -> dict[str, Sequence[float]]:
+    """The headline's range a result declares (`details["score_range"]`), keyed by the headline's key."""
+    declared = details.get("score_range")
+    return {} if declared is None else {main: declared}
 
 
 def flag_counts(records: Sequence[Mapping[str, Any]]) -> dict[str, int]:

@@ -172,6 +172,8 @@ def score(stats: JudgeStatistics) -> MetricResult:
         record = sentence_core(value, None, [])
         record.update(judgement=judgement, targets=targets)
         sentences.append(record)
+    details: dict[str, Any] = {"degenerate_sentences": [dict(d) for d in stats.degenerate]}
+    if not robust:  # a mean of 1-5 judgements: tables must not read it as a rate outside [0, 1]
+        details["score_range"] = [float(LOWEST), float(HIGHEST)]
     return MetricResult("llm_kobayashi24", {"score": judged_mean(values)}, "score", sentences,
-                        Aggregate(values, judged_mean), stats.signature,
-                        {"degenerate_sentences": [dict(d) for d in stats.degenerate]}, sentence_output=values)
+                        Aggregate(values, judged_mean), stats.signature, details, sentence_output=values)
