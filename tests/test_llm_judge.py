@@ -331,3 +331,15 @@ def test_a_local_causal_lm_answers_and_its_garbage_is_flagged(tmp_path):
         assert [s["judgement"] for s in result.sentences] == [None, None]
         assert {d["reason"] for d in result.details["degenerate_sentences"]} == {"unreadable judgement"}
         assert "backend:local" in result.signature and f"model:{path}" in result.signature
+
+
+def test_a_criterion_llm_s_has_no_place_for_is_an_error_naming_it():
+    """Found by the reward property (issue 39): LLM-S with `criterion` stopped with a KeyError at the first call;
+    it is a setup error, raised when the reward is built and by `compute`, naming the option."""
+    from gecscore.rewards import reward_function
+
+    message = r"criterion='impact' does not apply to variant='sent'.*LLM-E, variant='edit'"
+    with pytest.raises(ValueError, match=message):
+        reward_function("llm-s", criterion="impact", api_key=KEY, base_url="http://127.0.0.1:9/v1")
+    with stub_server() as server, pytest.raises(ValueError, match=message):
+        run_ours(server, SOURCES, SYSTEMS, "sent", criterion="impact")

@@ -128,6 +128,9 @@ def template_for(variant: str, criterion: str | None = None) -> str:
     """The published template of `variant` ('sent' or 'edit'), with a criterion sentence where the template has
     a "# context" section (gec-metrics inserts it there only)."""
     template = TEMPLATES[variant]
+    if criterion is not None and (criterion not in CRITERIA[variant] or "\n\n# context" not in template):
+        raise ValueError(f"criterion={criterion!r} does not apply to variant={variant!r}: that published prompt has "
+                         "no place for it (LLM-E, variant='edit', takes 'difficulty' or 'impact')")
     if criterion is not None:
         template = template.replace("\n\n# context", f"\n{CRITERIA[variant][criterion]}\n\n# context")
     return template

@@ -92,10 +92,12 @@ def judge_systems(sources: Sequence[str], systems: Mapping[str, Sequence[str]], 
 
 def check_models(options: Mapping[str, Any]) -> None:
     """Raise now what building the judge would raise, without loading weights or calling the endpoint: a local
-    model that cannot be loaded, an endpoint without an API key (the Trainer hook asks when it is built)."""
+    model that cannot be loaded, an endpoint without an API key, a criterion the variant's prompt has no place for
+    (the Trainer hook asks when it is built)."""
     from gecscore.common.encoders import check_loadable
 
     opts = SPEC.resolve(options)
+    template_for(opts["variant"], opts["criterion"])  # a criterion the variant's prompt has no place for
     model = opts["model"] or DEFAULT_MODELS[opts["backend"]]
     if opts["backend"] == "endpoint":
         backend_for(opts)  # builds the endpoint client only: no request is made
