@@ -49,8 +49,9 @@ RERANK_DEFAULTS = MODEL_OUTPUT_DEFAULTS
 class RerankResult:
     """The choice per source (`choice`: candidate index, `chosen`: its text), every candidate's value (`scores`:
     its score, expected utility or score against the references, in [0, 1]; 0 for a refused candidate), the MBR
-    utility matrices (`utility[i][j][k]`, NaN on the diagonal and for refused
-    candidates), the degenerate records (`source`, `candidate`, `reason`, ...) and the metric's signature."""
+    utility matrices (`utility[i][j][k]`, NaN on the diagonal, except for a source's only scorable candidate,
+    scored against itself, and for refused candidates), the degenerate records (`source`, `candidate`, `reason`,
+    ...) and the metric's signature."""
 
     method: str
     choice: list[int]

@@ -202,9 +202,13 @@ class SentenceScorer:
         row's control too (its source as the prediction): then the row's data or the setup is at fault."""
         try:
             return self._run(sources, predictions, references, rows)
-        except ValueError:
+        except ValueError as error:
             if not self.lenient:
                 raise
+            if len(rows) == 1:  # the batch was this one row: its error is the row's, no second run needed
+                self._check_control(sources, references, rows[0])
+                refused[rows[0]] = f"the metric refused it: {error}"
+                return {}, {}
         scores: dict[int, float | None] = {}
         records: dict[int, list[dict[str, Any]]] = {}
         for i in rows:
