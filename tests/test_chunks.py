@@ -132,6 +132,30 @@ def _chunks(*rows: tuple[str, bool]) -> list[Chunk]:
             enumerate(rows)]
 
 
+def test_sharing_partitions_chunks_each_sample_once_and_hands_out_fresh_lists(monkeypatch):
+    """Inside `sharing_partitions` a sample is partitioned once (the least recently used dropped past the bound);
+    the chunks equal the unshared ones, each call gets its own lists, and outside the block nothing is kept."""
+    from gecscore.cleme2 import chunks, sharing_partitions
+
+    hyp = Target("a b d", (edit(2, 3, 2, "d"),))
+    samples = [Sample(src, hyp, (Target("a c c", (edit(1, 2, 1, "c"),)),), (0,)) for src in ("a b c", "a b e")]
+    calls = []
+    unshared = chunks._partition_sample
+    monkeypatch.setattr(chunks, "_partition_sample", lambda s: calls.append(s) or unshared(s))
+    expected = [unshared(s) for s in samples]
+    with sharing_partitions(max_samples=1):
+        with sharing_partitions():  # nested: the outer block's store and bound
+            first = partition_sample(samples[0])
+        second = partition_sample(samples[0])
+        assert first == second == expected[0] and first is not second and first[0] is not second[0]
+        first[0].clear()
+        assert partition_sample(samples[0]) == expected[0] and len(calls) == 1
+        assert partition_sample(samples[1]) == expected[1] and len(calls) == 2  # evicts samples[0]
+        assert partition_sample(samples[0]) == expected[0] and len(calls) == 3
+    assert chunks._SHARED is None
+    assert partition_sample(samples[0]) == expected[0] and len(calls) == 4
+
+
 def test_dependent_and_independent_labels():
     hyp = _chunks(("a", True), ("b", True), ("c", True), ("s", False), ("s", False), ("s", False))
     ref1 = _chunks(("a", True), ("x", True), ("s", False), ("y", True), ("s", False), ("z", True))

@@ -197,14 +197,15 @@ def test_a_perfect_correction_scores_1_unflagged_in_both_modes(robust):
 
 
 @pytest.mark.slow
-def test_published_green_rows_of_the_meta_evaluation(shared_data, tmp_path):
+def test_published_green_rows_of_the_meta_evaluation(shared_data, run_dir):
     """IMPARA-GED (Findings of ACL 2025) Table 2, GREEN row: SEEDA Base, Official references, TrueSkill aggregation,
     r / ρ against SEEDA-S .855 / .846 and SEEDA-E .912 / .965 (also UOT-ERRANT Table 1, Official), sentence accuracy
     / τ .600 / .199 (SEEDA-S) and .574 / .148 (SEEDA-E); UOT-ERRANT Table 1, GMEG-Data wiki: .871 / .786."""
     from gecscore.meta_eval import ScoreCache, get_metric, meta_evaluate
     from gecscore.meta_eval.data import load_gmeg, load_seeda
 
-    cache, metric = ScoreCache(tmp_path), get_metric("green")
+    # The run's shared score cache (empty when the run starts), which test_meta_cells' whole-table parts fill too.
+    cache, metric = ScoreCache(run_dir / "meta_eval"), get_metric("green")
 
     def rounded(*values):
         return tuple(round(v, 3) for v in values)

@@ -411,12 +411,12 @@ def test_the_whole_table_recomputed_from_scratch_keeps_every_tables_count(bench,
     stored results.json's, and the same cells are covered. The parts together are every cell (test above), so no
     table's count drops; stricter than one comparison per table, as a loss in one part cannot hide behind a gain in
     another. `test_run_py_writes_its_files_from_the_shared_cache` runs run.py's own command line."""
-    from gecscore.pt_m2 import sharing_lattices
+    from gecscore.meta_eval import sharing_work
 
     monkeypatch.setenv("GECSCORE_CACHE", str(meta_run.gecscore_cache))
     rows, listings = part_items(bench, part)
     ev = meta_run.evaluator
-    with sharing_lattices():  # as run.py does
+    with sharing_work():  # as run.py does
         fresh = bench.cells.all_cells({"rows": bench.run.evaluate_rows(rows, ev),
                                        "listings": bench.run.evaluate_listings(listings, ev)})
     keys = printed_cell_keys(bench, rows, listings)

@@ -6,6 +6,8 @@ import json
 import math
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from gecscore.common import aggregate as agg
 from gecscore.meta_eval.correlate import (human_pairs, sentence_agreement, system_correlation,
@@ -187,6 +189,39 @@ def test_trueskill_matches_a_hand_run_of_the_reference_procedure():
                                                                     scores[2][::-1]])[0]  # order matters
 
 
+def _package_trueskill(scores):
+    """gec-metrics' procedure with the trueskill package's own `rate`, match by match."""
+    import itertools
+
+    import trueskill
+
+    env = trueskill.TrueSkill(**agg.TRUESKILL_SETTINGS)
+    players = [env.create_rating() for _ in scores]
+    for k in range(len(scores[0])):
+        for i, j in itertools.combinations(range(len(scores)), 2):
+            a, b = scores[i][k], scores[j][k]
+            ranks = (0, 1) if a > b else (1, 0) if a < b else (0, 0)
+            (players[i],), (players[j],) = env.rate([(players[i],), (players[j],)], ranks=ranks)
+    return [p.mu for p in players]
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.integers(2, 6).flatmap(lambda n: st.integers(1, 30).flatmap(lambda m: st.lists(
+    st.lists(st.sampled_from([0.0, 0.25, 0.5, 1.0, 2.0]), min_size=m, max_size=m), min_size=n, max_size=n))))
+def test_trueskill_is_the_packages_rate_bit_for_bit(scores):
+    """`rate_1vs1` stands in for `trueskill.TrueSkill.rate`: every final mean equal as a float, wins, losses and
+    draws mixed (few score levels: many draws; a system that always wins: long streaks, far-apart ratings)."""
+    assert agg.trueskill_scores(scores) == _package_trueskill(scores)
+
+
+def test_trueskill_long_streaks_and_a_late_upset_equal_the_package():
+    """Thousands of straight wins (ratings far apart, sigmas small), then an upset: the same means as the package."""
+    streak = [[1.0] * 300, [0.0] * 300, [0.0] * 150 + [1.0] * 150]
+    assert agg.trueskill_scores(streak) == _package_trueskill(streak)
+    upset = [[1.0] * 2000 + [0.0], [0.0] * 2000 + [1.0]]
+    assert agg.trueskill_scores(upset) == _package_trueskill(upset)
+
+
 def test_expected_wins():
     # A beats B on 2 of 3 decided sentences, A beats C always, B and C split.
     scores = [[1, 1, 0, 1], [0, 0, 1, 1], [0, 1, 0, 0]]
@@ -340,10 +375,12 @@ def test_m2_slice_quick(shared_data):
 
 
 @pytest.fixture(scope="module")
-def anchor_cache(tmp_path_factory):
+def anchor_cache(run_dir):
+    """The run's shared score cache (empty when the run starts; `tests/test_meta_cells.py`'s whole-table parts score
+    into it too): each configuration is computed from scratch once per run, by whichever test needs it first."""
     from gecscore.meta_eval import ScoreCache
 
-    return ScoreCache(tmp_path_factory.mktemp("meta-eval-cache"))
+    return ScoreCache(run_dir / "meta_eval")
 
 
 @pytest.mark.slow

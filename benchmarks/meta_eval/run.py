@@ -118,12 +118,10 @@ def main(argv: list[str] | None = None) -> int:
     else:
         if not args.data:
             parser.error("--data is required unless --from-json is given")
-        from gecscore.meta_eval import ScoreCache, default_cache_dir
-
-        from gecscore.pt_m2 import sharing_lattices
+        from gecscore.meta_eval import ScoreCache, default_cache_dir, sharing_work
 
         ev = Evaluator(args.data, ScoreCache(args.cache_dir or default_cache_dir()), args.progress)
-        with sharing_lattices():  # every M² configuration scores the same outputs: build each lattice once
+        with sharing_work():  # every configuration scores the same outputs: M² lattices, CLEME chunks built once
             evaluated = evaluate_rows(selected(rows(), args.only), ev)
             listed = evaluate_listings(selected(listings(), args.only), ev)
         metric_scores = ev.metric_scores

@@ -14,7 +14,7 @@ _LENGTH = ("weighting='length' (CLEME's default) weighs every chunk by the corpu
 # The public interface beyond SPEC: name -> module of this package.
 _EXPORTS = {
     **dict.fromkeys(("ASSUMPTIONS", "Sample", "label_chunks", "partition_sample", "samples_from_m2",
-                     "samples_from_text"), "chunks"),
+                     "samples_from_text", "sharing_partitions"), "chunks"),
     **dict.fromkeys(("HEUO", "ChunkCounts", "ChunkPRF", "LengthWeights", "Sigmoid", "count_chunks", "heuo",
                      "heuo_indicators", "length_bias", "length_weights", "sentence_stats"), "metric"),
     **dict.fromkeys(("EMPTY", "LABEL_COLOURS", "MARKED_COLOUR", "plot_chunks"), "plot"),

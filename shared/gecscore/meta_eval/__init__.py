@@ -7,6 +7,7 @@
 """
 
 from gecscore.common.aggregate import AGGREGATIONS, aggregate_scores, expected_wins, pairwise_outcomes, trueskill_scores
+from gecscore.meta_eval.adapters import sharing_work
 from gecscore.meta_eval.cache import ScoreCache, default_cache_dir
 from gecscore.meta_eval.correlate import (Correlation, PairwiseAgreement, WindowCorrelation, correlate_systems, human_pairs,
                         sentence_agreement, system_correlation, window_correlations)
@@ -21,6 +22,6 @@ __all__ = [
     "SystemScores", "WindowCorrelation", "aggregate_scores", "available_metrics", "correlate_systems",
     "default_cache_dir",
     "expected_wins", "get_metric", "human_pairs", "load_dataset", "load_gjg15", "load_gmeg", "load_seeda",
-    "meta_evaluate", "pairwise_outcomes", "score_systems", "sentence_agreement",
+    "meta_evaluate", "pairwise_outcomes", "score_systems", "sentence_agreement", "sharing_work",
     "system_correlation", "trueskill_scores", "window_correlations",
 ]

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import hashlib
 import json
-from typing import TYPE_CHECKING, Any, Sequence
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any, Iterator, Sequence
 
 from gecscore import registry
 from gecscore.meta_eval.protocol import SystemScores
@@ -35,10 +36,8 @@ class RegistryMetric:
     def score_system(self, sources: Sequence[str], hypotheses: Sequence[str], references: Sequence[Sequence[str]],
                      *, gold_m2: Sequence[M2Sentence] | None = None, progress: bool = False) -> SystemScores:
         """Run the metric (and its sentence-level form where that differs) through the registry; M² and SentM²
-        build each sentence's lattice once (`gecscore.pt_m2.sharing_lattices`)."""
-        from gecscore.pt_m2 import sharing_lattices
-
-        with sharing_lattices():
+        build each sentence's lattice once, CLEME's forms chunk each sentence once (`sharing_work`)."""
+        with sharing_work():
             corpus = self._run(self._options, sources, hypotheses, references, gold_m2, progress)
             sentence_options = {**self._options, **_sentence_level(self._spec.name, self.settings())}
             sentence = corpus if sentence_options == self._options else \
@@ -65,6 +64,19 @@ class RegistryMetric:
             _RUNS.pop(next(iter(_RUNS)))
         _RUNS[key] = result
         return result
+
+
+@contextmanager
+def sharing_work() -> Iterator[None]:
+    """A block in which work that does not depend on a metric's configuration is done once per sentence and kept:
+    M²'s lattices (`gecscore.pt_m2.sharing_lattices`) and CLEME's chunk partitions
+    (`gecscore.cleme2.sharing_partitions`). The meta-evaluation scores the same outputs under many configurations;
+    a caller scoring many of them (`benchmarks/meta_eval/run.py`) wraps them all in one block."""
+    from gecscore.cleme2 import sharing_partitions
+    from gecscore.pt_m2 import sharing_lattices
+
+    with sharing_lattices(), sharing_partitions():
+        yield
 
 
 # CLEME and SentCLEME, M² and SentM² share runs in-process: memoise a few.
