@@ -208,6 +208,43 @@ def test_readme_coverage_table_agrees_with_the_stored_counts(committed):
     assert seen == set(summary)
 
 
+def test_every_unexplained_cell_has_one_likely_cause_and_its_closest_protocol(bench, committed):
+    """results.json's `misses` are today's grouping of the committed cells: every unexplained cell in exactly one
+    `CAUSES` group, with the computed protocol nearest the printed value, never farther than the declared one; the
+    README prints the same cause table."""
+    misses = bench.cells.misses_by_cause(committed["cells"])
+    assert committed["misses"] == json.loads(json.dumps(misses))
+    unexplained = [c for c in committed["cells"] if c["status"] == "unexplained"]
+    assert sum(m["cells"] for m in misses) == len(unexplained) == committed["summary"][-1]["unexplained"]
+    members = [c for m in misses for c in m["members"]]
+    assert len(members) == len(unexplained)
+    for member in members:
+        near = member["closest"]
+        if near["difference"] is not None:
+            assert near["difference"] <= abs(float(member["value"]) - float(member["published"])) + 1e-12, member
+    readme = (BENCH / "README.md").read_text(encoding="utf-8")
+    assert "\n".join(bench.cells.cause_table(misses)) in readme
+    cell = dict(unexplained[0], tried_key="no-such-entry")
+    with pytest.raises(ValueError, match="0 causes in CAUSES"):
+        bench.cells.miss_cause(cell)
+
+
+def test_unique_computations_count_a_computation_printed_twice_once(bench, committed):
+    """A computation printed in two tables counts once, reproduced only when every copy is; results.json and the
+    README carry today's count."""
+    cell = {"config": "m2() gjg15 official all default", "protocol": "base", "stat": "r", "human": "ew_nusnlp",
+            "row": "M2", "column": "EW", "status": "reproduced"}
+    twice = [cell, dict(cell, table="other"), dict(cell, stat="ρ", status="unexplained"),
+             dict(cell, human="", row="AMU", column="rank"), dict(cell, status="uncovered", config="x")]
+    assert bench.cells.unique_computations(twice) == {"covered": 3, "reproduced": 2, "cells": 4}
+    assert bench.cells.unique_computations(twice[:2] + [dict(cell, status="slip")]) == {
+        "covered": 1, "reproduced": 0, "cells": 3}
+    unique = bench.cells.unique_computations(committed["cells"])
+    assert committed["unique_computations"] == unique
+    assert (f"{unique['reproduced']} of the {unique['covered']} unique computations behind the\n{unique['cells']} "
+            "covered cells") in (BENCH / "README.md").read_text(encoding="utf-8")
+
+
 def test_every_committed_cell_has_one_status_under_its_rows_protocol(bench, committed):
     for cell in committed["cells"]:
         assert cell["status"] in bench.cells.STATUSES

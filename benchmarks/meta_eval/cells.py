@@ -13,7 +13,7 @@ from decimal import ROUND_HALF_UP, Decimal
 from typing import Callable, Iterable, Sequence
 
 from published import Listing, listing_from_dict, row_from_dict, run_name
-from switches import SWITCHES, TRIED
+from switches import CAUSES, SWITCHES, TRIED
 
 
 def same_3dp(a: float | None, b: float | None) -> bool:
@@ -228,6 +228,88 @@ def best_of(cells: Sequence[dict]) -> int:
                for c in cells)
 
 
+def closest_protocol(cell: dict) -> dict:
+    """The computed protocol (base, declared or explored) whose value is nearest the printed one, and the
+    difference (None for a printed name, where only equality counts)."""
+    values = {"base": cell["ours"], **(cell["exploration"] or {}), cell["protocol"]: cell["value"]}
+    try:
+        printed = float(cell["published"])
+    except (TypeError, ValueError):
+        name = next((p for p, v in values.items() if cell_equal(cell["published"], v)), cell["protocol"])
+        return {"protocol": name, "value": values[name], "difference": None}
+    numbers = {p: v for p, v in values.items() if isinstance(v, (int, float)) and not math.isnan(v)}
+    if not numbers:
+        return {"protocol": cell["protocol"], "value": cell["value"], "difference": None}
+    name = min(numbers, key=lambda p: abs(numbers[p] - printed))
+    return {"protocol": name, "value": numbers[name], "difference": abs(numbers[name] - printed)}
+
+
+def miss_cause(cell: dict) -> str:
+    """The `CAUSES` entry of an unexplained cell: by its `TRIED` entry, else by its metric."""
+    metric = cell["config"].split("(", 1)[0].split(" ", 1)[0]
+    found = [key for key, cause in CAUSES.items()
+             if (cell["tried_key"] and cell["tried_key"] in cause.tried)
+             or (not cell["tried_key"] and metric in cause.metrics)]
+    if len(found) != 1:
+        raise ValueError(f"unexplained cell {cell['paper']} {cell['table']} {cell['row']} {cell['column']} "
+                         f"{cell['stat']} has {len(found)} causes in CAUSES (tried {cell['tried_key']!r}, "
+                         f"metric {metric!r}); it needs exactly one")
+    return found[0]
+
+
+def misses_by_cause(cells: Sequence[dict]) -> list[dict]:
+    """Every unexplained cell with its closest protocol and difference, grouped by likely cause (`CAUSES`
+    order)."""
+    groups: dict[str, list[dict]] = {key: [] for key in CAUSES}
+    for c in cells:
+        if c["status"] == "unexplained":
+            groups[miss_cause(c)].append({"paper": c["paper"], "table": c["table"], "row": c["row"],
+                                          "column": c["column"], "stat": c["stat"], "published": c["published"],
+                                          "value": c["value"], "protocol": c["protocol"],
+                                          "closest": closest_protocol(c)})
+    out = []
+    for key, members in groups.items():
+        if not members:
+            continue
+        differences = [m["closest"]["difference"] for m in members if m["closest"]["difference"] is not None]
+        out.append({"cause": key, "title": CAUSES[key].title, "cells": len(members),
+                    "within_0.001": sum(d <= 0.0015 for d in differences),
+                    "largest_difference": max(differences, default=None), "members": members})
+    return out
+
+
+def cause_table(misses: Sequence[dict]) -> list[str]:
+    """The Markdown table of `misses_by_cause` groups (results.md and the README print it)."""
+    lines = ["| cause | cells | off by one in the last digit (≤ .0015) | largest difference | evidence | "
+             "what would settle it |", "|---|---|---|---|---|---|"]
+    for m in misses:
+        cause = CAUSES[m["cause"]]
+        largest = "—" if m["largest_difference"] is None else f"{m['largest_difference']:.3f}"
+        lines.append(f"| **{cause.title}** (`{m['cause']}`) | {m['cells']} | {m['within_0.001']} | {largest} | "
+                     f"{cause.evidence} | {cause.needed} |")
+    return lines
+
+
+def computation_key(cell: dict) -> tuple:
+    """What a cell's value is computed from: the configuration, the protocol and the statistic (with the human
+    score at system level, the column and row of a listing). Two papers printing the same computation share a
+    key."""
+    where = (cell["human"],) if cell["human"] else (cell["row"], cell["column"])
+    return (cell["config"], cell["protocol"], cell["stat"], *where)
+
+
+def unique_computations(cells: Sequence[dict]) -> dict:
+    """Covered and reproduced cells with repeats counted once (a computation printed in two tables, or twice in
+    one)."""
+    covered: dict[tuple, bool] = {}
+    for c in cells:
+        if c["status"] != "uncovered":
+            key = computation_key(c)
+            covered[key] = covered.get(key, True) and c["status"] == "reproduced"
+    return {"covered": len(covered), "reproduced": sum(covered.values()),
+            "cells": sum(c["status"] != "uncovered" for c in cells)}
+
+
 def headline(summary: Sequence[dict]) -> str:
     """The sentence results.md and the README print: reproduced of covered, slips, unexplained, uncovered."""
     total = next(s for s in summary if s["paper"] == "all")
@@ -356,6 +438,32 @@ def to_markdown(cells: Sequence[dict], rows: Sequence[dict]) -> str:
     for name, switch in SWITCHES.items():
         lines.append(f"| `{name}` | {switch.description} |")
     lines.append("")
+    unique = unique_computations(cells)
+    lines += ["## Unique computations", "",
+              f"Some computations are printed more than once (PT-M2 Table 5 and CLEME2.0 Table 1 share their "
+              f"CoNLL-2014 columns, the UOT-ERRANT paper's Japanese version repeats its cells, CLEME2.0 Table 10 "
+              f"repeats Table 1's CLEME rows). Counted once each (same configuration, protocol, statistic and human "
+              f"score or listing cell; reproduced when every printed copy is): {unique['reproduced']} of "
+              f"{unique['covered']} unique computations are reproduced "
+              f"({100 * unique['reproduced'] / unique['covered']:.1f} %), for {unique['cells']} covered cells.", ""]
+    misses = misses_by_cause(cells)
+    if misses:
+        lines += ["## Misses by likely cause", "",
+                  "Every unexplained cell in one group (`CAUSES` in `switches.py`), with the computed protocol nearest "
+                  "the printed value (the base, the row's declared protocol or an explored switch) and the "
+                  "difference. A cause is evidence for why the cells miss, not a reproduction: the cells stay "
+                  "unexplained.", "",
+                  *cause_table(misses)]
+        lines += ["", "| cause | paper | table | row | column | stat | published | declared value | closest protocol "
+                  "| its value | difference |", "|---|---|---|---|---|---|---|---|---|---|---|"]
+        for m in misses:
+            for c in m["members"]:
+                near = c["closest"]
+                difference = "—" if near["difference"] is None else f"{near['difference']:.3f}"
+                lines.append(f"| `{m['cause']}` | {c['paper']} | {c['table']} | {c['row']} | {c['column']} | "
+                             f"{c['stat']} | {_fmt(c['published'])} | {_cell_value(c, c['value'])} | "
+                             f"`{near['protocol']}` | {_cell_value(c, near['value'])} | {difference} |")
+        lines.append("")
     used = {c["tried_key"] for c in cells if c["tried_key"]}
     if used:
         lines += ["## What was tried (unexplained cells)", "",

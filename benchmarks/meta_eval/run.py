@@ -37,8 +37,8 @@ HERE = str(Path(__file__).resolve().parent)
 if HERE not in sys.path:
     sys.path.insert(0, HERE)
 
-from cells import (all_cells, best_of, declared_rows, exploration, headline, protocol_summary,  # noqa: E402
-                   summarize, to_markdown)
+from cells import (all_cells, best_of, declared_rows, exploration, headline, misses_by_cause,  # noqa: E402
+                   protocol_summary, summarize, to_markdown, unique_computations)
 from evaluator import Evaluator  # noqa: E402
 from listing_values import LISTING_COMPUTE  # noqa: E402
 from published import (Listing, Row, listing_from_dict, listing_to_dict, listings, row_from_dict,  # noqa: E402
@@ -130,7 +130,8 @@ def main(argv: list[str] | None = None) -> int:
     declared = declared_rows(payload, cells)
     summary = summarize(cells)
     payload = {"summary": summary, "headline": headline(summary), "protocols": protocol_summary(declared),
-               "declared": declared, "exploration": exploration(cells), "best_of": best_of(cells), "cells": cells,
+               "declared": declared, "exploration": exploration(cells), "best_of": best_of(cells),
+               "unique_computations": unique_computations(cells), "misses": misses_by_cause(cells), "cells": cells,
                **payload, "metric_scores": metric_scores}
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / "results.json").write_text(json.dumps(payload, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
