@@ -207,7 +207,7 @@ def run_doctests(text: str, name: str) -> None:
     assert runner.failures == 0, f"{runner.failures} doctest example(s) of {name} failed (see the output above)"
 
 
-BENCH_MODULES = ("published", "switches", "listing_values", "external", "evaluator", "cells")
+BENCH_MODULES = ("published", "switches", "listing_values", "external", "evaluator", "cells", "history")
 
 
 @pytest.fixture(scope="session")

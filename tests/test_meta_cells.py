@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import subprocess
 import sys
 from dataclasses import replace
 from pathlib import Path
@@ -243,6 +244,60 @@ def test_unique_computations_count_a_computation_printed_twice_once(bench, commi
     assert committed["unique_computations"] == unique
     assert (f"{unique['reproduced']} of the {unique['covered']} unique computations behind the\n{unique['cells']} "
             "covered cells") in (BENCH / "README.md").read_text(encoding="utf-8")
+
+
+#: The commit from which on every row's protocol must be committed before its scores (README, "Protocol before
+#: scores"); the rows scored until then are counted in the README.
+RULE_FROM = "79217c1cf9e68aefd5eda3d1bdfc65a077d54c68"
+
+
+def _git(repo: Path, *args: str) -> str:
+    return subprocess.run(["git", "-C", str(repo), *args], capture_output=True, text=True, check=True).stdout
+
+
+def test_protocols_are_committed_before_their_scores(bench):
+    """The git history of published/*.json and results.json: every row and listing scored after RULE_FROM was
+    declared (today's protocol) in an earlier commit; the README counts the rows before the rule."""
+    repo = BENCH.parent.parent
+    if not (repo / ".git").exists():
+        pytest.skip("not a git checkout: the rule reads the repository's history")
+    assert _git(repo, "rev-parse", "--is-shallow-repository").strip() == "false", \
+        "the protocol-order rule reads the whole history: clone without --depth"
+    order = bench.history.protocol_order(repo)
+    assert len(order) == len(bench.published.rows()) + len(bench.published.listings())
+    index = {c: k for k, c in enumerate(_git(repo, "rev-list", "--first-parent", "--reverse", "HEAD").split())}
+    late = [o for o in order if o["scored"] is not None and index[o["scored"]] > index[RULE_FROM]]
+    assert all(o["before"] for o in late), [o["identity"] for o in late if not o["before"]]
+    early = [o for o in order if not o["before"]]
+    readme = (BENCH / "README.md").read_text(encoding="utf-8")
+    assert f"{len(early)} of the {len(order)} rows and listings were\ndeclared with or after their scores" in readme
+
+
+def test_protocol_order_sees_a_row_declared_with_its_scores(bench, tmp_path):
+    """history.protocol_order on a small repository: a row declared in one commit and scored in the next keeps the
+    rule; a row declared and scored in one commit, or scored first, breaks it."""
+    folder = tmp_path / "benchmarks" / "meta_eval"
+    (folder / "published").mkdir(parents=True)
+    _git(tmp_path, "init", "-q")
+    protocol = {"metric": "m2", "dataset": "gjg15", "references": "official", "system_set": "all",
+                "aggregation": "default", "human": "ew_nusnlp", "level": "system", "exclude_unchanged": False,
+                "options": {}}
+
+    def commit(rows: list[str], scored: dict[str, float | None]) -> None:
+        entries = [{"row": name, "protocol": {**protocol, "human": name}} for name in rows]
+        table = {"paper": "P", "table": "T", "kind": "row", "entries": entries,
+                 "declared": [{"rows": rows, "protocol": "base", "evidence": "e"}]}
+        (folder / "published" / "01.json").write_text(json.dumps(table), encoding="utf-8")
+        results = {"rows": [{"row": {"paper": "P", "table": "T", **protocol, "human": name}, "ours": value,
+                             "switches": {}} for name, value in scored.items()]}
+        (folder / "results.json").write_text(json.dumps(results), encoding="utf-8")
+        _git(tmp_path, "add", "-A")
+        _git(tmp_path, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "x")
+
+    commit(["a", "b"], {"a": None, "b": 0.5, "c": 0.1})  # b is declared and scored at once; c is not declared yet
+    commit(["a", "b", "c"], {"a": 0.4, "b": 0.5, "c": 0.1})
+    order = {json.loads(o["identity"])[2]["human"]: o["before"] for o in bench.history.protocol_order(tmp_path)}
+    assert order == {"a": True, "b": False, "c": False}
 
 
 def test_every_committed_cell_has_one_status_under_its_rows_protocol(bench, committed):
