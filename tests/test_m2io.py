@@ -90,7 +90,9 @@ def test_empty_inputs():
         ("S a b\nA 1 3|||X|||c|||REQUIRED|||-NONE-|||0\n", r"line 2: span 1 3 is beyond the 2 source tokens"),
         ("\nA 0 1|||X|||c|||REQUIRED|||-NONE-|||0\n", r"line 2: 'A' line outside a block"),
         ("S a\n\nS b\nS c\n", r"line 4: 'S' line without a blank line"),
-        ("S a\nB what\n", r"line 2: expected an 'S', 'A' or blank line"),
+        ("S a\nB what\n", r"line 2: expected an 'S', 'T', 'A' or blank line"),
+        ("S a\nT0-Ax a\n", r"line 2: expected an 'S', 'T', 'A' or blank line"),
+        ("\nT0-A0 a\n", r"line 2: 'T' line outside a block"),
     ],
 )
 def test_malformed_lines_name_the_line(text, pattern):

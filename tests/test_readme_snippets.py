@@ -25,7 +25,7 @@ from conftest import REPO, SHARED
 MARK = "<!-- test -->"
 #: The documents whose uses must each have an executed block; DOCUMENTS also holds the training guide.
 USES = (REPO / "README.md", REPO / "docs" / "usage.md")
-DOCUMENTS = (*USES, REPO / "docs" / "training.md")
+DOCUMENTS = (*USES, REPO / "docs" / "training.md", REPO / "docs" / "other-languages.md")
 CARDS = tuple(sorted((REPO / "metrics").glob("*/README.md")))
 OFFLINE = ("HF_HUB_OFFLINE", "HF_EVALUATE_OFFLINE", "TRANSFORMERS_OFFLINE", "HF_DATASETS_OFFLINE")
 

@@ -76,7 +76,7 @@ class UotErrant(GECMetric):
     def _compute(self, sources, predictions, references=None, *, variant="uot",
                  model="google/electra-base-discriminator", beta=0.5, vectorize="ref-remove", mass="norm",
                  cost="euclidean", reg=0.1, reg_m=0.1, max_length=128, batch_size=32, device=None,
-                 convention="gec-metrics", evaluation="cs", edit_size="all", filter_types=(), robust=False,
-                 tokenize=False, normalize=False, max_tokens=700, max_changed_run=80, return_sentence_scores=False,
-                 return_types=0, hyp_m2=None, ref_m2=None, return_alignments=False, progress=False):
+                 convention="gec-metrics", evaluation="cs", edit_size="all", filter_types=(), language="en",
+                 robust=False, tokenize=False, normalize=False, max_tokens=700, max_changed_run=80,
+                 return_sentence_scores=False, return_types=0, hyp_m2=None, ref_m2=None, return_alignments=False, progress=False):
         return self.score(sources, predictions, references, locals())

@@ -401,7 +401,8 @@ def errant_compare_printout(result: Any, options: dict[str, Any], level: int | N
     from gecscore.common.errant_scoring import Counts
 
     settings = ec.CompareSettings(options.get("beta", 0.5), options.get("evaluation", "cs"),
-                                  options.get("edit_size", "all"), frozenset(options.get("filter_types", ())))
+                                  options.get("edit_size", "all"), frozenset(options.get("filter_types", ())),
+                                  options.get("language", "en"))
     types = {t: Counts(r["tp"], r["fp"], r["fn"]) for t, r in result.details.get("types", {}).get("rows", {}).items()}
     counts = Counts(result.scores["tp"], result.scores["fp"], result.scores["fn"])
     return ec.report(counts, types, settings, level, merged=True) + f"\nsignature\t{signature}"

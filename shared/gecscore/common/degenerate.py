@@ -35,8 +35,10 @@ NOT_JUDGED = "not judged"  # a correction left out of the five an LLM judge scor
 REFUSED = "refused"
 CLIPPED = "clipped"  # a sentence score outside its metric's declared interval, clipped into it
 NO_SCORE = "no score"  # a sentence the metric gave no finite score (None or NaN), valued 0
+# ChERRANT: a reference marked 无法标注 (cannot be annotated); the scorer skips the sentence (it adds 0/0/0).
+NOT_ANNOTATABLE = "not annotatable"
 REASONS = (EMPTY_PREDICTION, TRUNCATED, DEGENERATE_TRANSPORT, OVER_TRANSPORT, NOISE_WEIGHTS, ZERO_WEIGHT_EDITS,
-           INCONSISTENT_COUNTS, UNREADABLE_JUDGEMENT, NOT_JUDGED, REFUSED, CLIPPED, NO_SCORE)
+           INCONSISTENT_COUNTS, UNREADABLE_JUDGEMENT, NOT_JUDGED, REFUSED, CLIPPED, NO_SCORE, NOT_ANNOTATABLE)
 
 
 class DegenerateOutputWarning(UserWarning):

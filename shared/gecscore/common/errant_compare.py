@@ -19,6 +19,11 @@ What it does, in words (`docs/errant-compare.md` has the long form):
   4 decimals. `-cat 1|2|3` merges the per-type counts to the operation (`M`, `R`, `U`), the main type
   (`NOUN`, ...) or keeps the full type (`R:NOUN`); `UNK` stays `UNK`.
 
+With `language="zh"` this is ChERRANT's `compare_m2_for_evaluation.py` (MuCGEC, char-level M2): the same rules,
+but a correction key has its spaces removed, and a sentence whose reference is 无法标注 (one annotator, one `NA`
+line) is skipped (it adds nothing). Several alignments of one annotator (`T0-A0`, `T0-A1`) already merge here,
+because edits are grouped by the coder id alone, an edit in two alignments counting twice, as ChERRANT does.
+
 Only the corpus rule (`reference_rule`) is shared with the rest of the package: it is ERRANT's greedy
 accumulation (`gecscore.common.errant_scoring.FScore` with `decimals=4`), so bootstrap resamples follow it too.
 """
@@ -29,11 +34,13 @@ from dataclasses import dataclass, field
 from typing import Iterable, Literal, Mapping, Sequence
 
 from gecscore.common.errant_scoring import Counts, FScore
-from gecscore.common.m2io import M2Sentence
+from gecscore.common.m2io import NOT_ANNOTATABLE, M2Sentence
 
 Evaluation = Literal["cs", "cse", "ds", "dt"]
 EditSize = Literal["all", "single", "multi"]
 EVALUATIONS: tuple[str, ...] = ("cs", "cse", "ds", "dt")
+#: The scorer's language: `en` (ERRANT's errant_compare) or `zh` (ChERRANT's char-level compare).
+LANGUAGES: tuple[str, ...] = ("en", "zh")
 EDIT_SIZES: tuple[str, ...] = ("all", "single", "multi")
 TITLES: dict[str, str] = {"cs": " Span-Based Correction ", "cse": " Span-Based Correction + Classification ",
                           "ds": " Span-Based Detection ", "dt": " Token-Based Detection "}
@@ -70,8 +77,11 @@ class CompareSettings:
     evaluation: Evaluation = "cs"
     edit_size: EditSize = "all"
     filter_types: frozenset[str] = field(default_factory=frozenset)
+    language: str = "en"
 
     def __post_init__(self) -> None:
+        if self.language not in LANGUAGES:
+            raise ValueError(f"`language` must be one of {list(LANGUAGES)}, got {self.language!r}")
         if self.evaluation not in EVALUATIONS:
             raise ValueError(f"`evaluation` must be one of {list(EVALUATIONS)}, got {self.evaluation!r}")
         if self.edit_size not in EDIT_SIZES:
@@ -101,8 +111,10 @@ def kept(edit: CompareEdit, settings: CompareSettings) -> bool:
     return edit.type not in settings.filter_types
 
 
-def keys_of(edit: CompareEdit, evaluation: Evaluation) -> list[Key]:
-    """The keys an edit is filed under."""
+def keys_of(edit: CompareEdit, evaluation: Evaluation, language: str = "en") -> list[Key]:
+    """The keys an edit is filed under (ChERRANT, `zh`: the correction without its spaces)."""
+    if language == "zh" and evaluation in ("cs", "cse"):
+        edit = CompareEdit(edit.start, edit.end, edit.type, edit.correction.replace(" ", ""), edit.coder)
     if evaluation == "dt":
         if edit.start == -1:
             return [(-1, -1)]
@@ -126,7 +138,7 @@ def coder_keys(edits: Sequence[CompareEdit], settings: CompareSettings) -> dict[
     for edit in edits:
         keys = coders.setdefault(edit.coder, {})
         if kept(edit, settings):
-            for key in keys_of(edit, settings.evaluation):
+            for key in keys_of(edit, settings.evaluation, settings.language):
                 keys.setdefault(key, []).append(edit.type)
     return coders
 
@@ -166,9 +178,17 @@ class Candidate:
         return Counts(tp, fp, fn)
 
 
+def not_annotatable(ref: Sequence[CompareEdit]) -> bool:
+    """ChERRANT's 无法标注 reference: one coder whose only edit is `NA`."""
+    return len(ref) == 1 and ref[0].type == NOT_ANNOTATABLE
+
+
 def candidates(hyp: Sequence[CompareEdit], ref: Sequence[CompareEdit], settings: CompareSettings) -> list[Candidate]:
-    """Every (hypothesis coder, reference coder) pair of one sentence, hypothesis coders outermost."""
+    """Every (hypothesis coder, reference coder) pair of one sentence, hypothesis coders outermost (ChERRANT: one
+    empty pair for a sentence it skips)."""
     hyp_coders, ref_coders = coder_keys(hyp, settings), coder_keys(ref, settings)
+    if settings.language == "zh" and not_annotatable(ref):
+        return [Candidate(next(iter(hyp_coders)), ref[0].coder, {})]
     return [Candidate(h, r, compare(hk, rk)) for h, hk in hyp_coders.items() for r, rk in ref_coders.items()]
 
 
@@ -181,6 +201,8 @@ class CompareResult:
     chosen: list[int]
     counts: Counts
     types: TypeCounts
+    #: ChERRANT (`zh`): the sentences skipped for a 无法标注 reference.
+    skipped: tuple[int, ...] = ()
 
     def chosen_candidates(self) -> list[Candidate]:
         """The winning pair of every sentence."""
@@ -198,7 +220,8 @@ def score_corpus(hyp: Sequence[Sequence[CompareEdit]], ref: Sequence[Sequence[Co
     types: TypeCounts = {}
     for cands, k in zip(sentences, aggregate.corpus_refs):
         types = merge_types(types, cands[k].types)
-    return CompareResult(settings, sentences, aggregate.corpus_refs, aggregate.corpus, types)
+    skipped = tuple(i for i, r in enumerate(ref) if settings.language == "zh" and not_annotatable(r))
+    return CompareResult(settings, sentences, aggregate.corpus_refs, aggregate.corpus, types, skipped)
 
 
 def merge_types(total: TypeCounts, more: TypeCounts) -> TypeCounts:

@@ -4,11 +4,17 @@ An M2 block is one `S <tokens>` line followed by `A <start> <end>|||<type>|||<co
 <comment>|||<annotator>` lines and a blank line. Corrections are `||`-separated alternatives; `-NONE-` means
 "delete" (stored as ''). `noop` lines (`A -1 -1|||noop|||-NONE-|||...`) say "this annotator changed nothing"
 and are kept, with type 'noop' and offsets -1.
+
+ChERRANT's (Chinese, char-level) M2 also writes each annotator's target before its edits: `T<k>-A<j> <target>`
+for alignment j of annotator k (one annotator may have several equally cheap alignments, each with its own edits),
+or `T<k> <text>` for the markers 没有错误 (no error) and 无法标注 (cannot be annotated). They are kept
+(`M2Sentence.targets`, each edit's `alignment`) and written back in place.
 """
 
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Sequence
@@ -17,6 +23,9 @@ from gecscore.common.edits import Edit
 
 NONE = "-NONE-"
 NOOP = "noop"
+#: ChERRANT's type for a 无法标注 (cannot be annotated) reference: `A -1 -1|||NA|||-NONE-|||...`.
+NOT_ANNOTATABLE = "NA"
+_TARGET = re.compile(r"T(\d+)(?:-A(\d+))?(?: (.*))?")
 
 
 @dataclass(frozen=True)
@@ -32,6 +41,8 @@ class M2Edit:
     comment: str = NONE
     # The corrections field as written in the file, so `-NONE-` versus '' round-trips exactly.
     raw_corrections: str | None = field(default=None, compare=False, repr=False)
+    # ChERRANT: the alignment (`T<k>-A<j>`) of its annotator that this line belongs to (0 elsewhere).
+    alignment: int = field(default=0, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         if not isinstance(self.corrections, tuple) or not self.corrections:
@@ -64,6 +75,13 @@ class M2Sentence:
     edits: list[M2Edit] = field(default_factory=list)
     # Whether a blank line follows the block in the file (only the last block of a file may lack one).
     blank_line_after: bool = field(default=True, compare=False, repr=False)
+    #: ChERRANT's target lines in file order: (annotator, alignment or None for a `T<k> <text>` marker, text).
+    targets: list[tuple[int, int | None, str]] = field(default_factory=list, compare=False, repr=False)
+
+    @property
+    def not_annotatable(self) -> bool:
+        """ChERRANT's 无法标注 block: one annotator whose only line is an `NA` edit (its scorer skips it)."""
+        return len(self.annotators) == 1 and [e.type for e in self.edits] == [NOT_ANNOTATABLE]
 
     @property
     def annotators(self) -> list[int]:
@@ -75,9 +93,19 @@ class M2Sentence:
         return [e for e in self.edits if e.annotator == annotator]
 
     def to_block(self) -> str:
-        """The block's lines joined by newlines (no trailing newline)."""
+        """The block's lines joined by newlines (no trailing newline); ChERRANT's target lines in place."""
         head = f"S {self.source}" if self.source else "S"
-        return "\n".join([head] + [e.to_line() for e in self.edits])
+        if not self.targets:
+            return "\n".join([head] + [e.to_line() for e in self.edits])
+        lines, placed = [head], set()
+        for annotator, alignment, text in self.targets:
+            name = f"T{annotator}" if alignment is None else f"T{annotator}-A{alignment}"
+            lines.append(f"{name} {text}" if text else name)
+            for k, e in enumerate(self.edits):
+                if k not in placed and e.annotator == annotator and e.alignment == (alignment or 0):
+                    lines.append(e.to_line())
+                    placed.add(k)
+        return "\n".join(lines + [e.to_line() for k, e in enumerate(self.edits) if k not in placed])
 
 
 def _join_corrections(corrections: tuple[str, ...], noop: bool) -> str:
@@ -93,7 +121,7 @@ def _split_corrections(raw: str) -> tuple[str, ...]:
     return tuple("" if alt == NONE else alt for alt in raw.split("||"))
 
 
-def _parse_edit(line: str, lineno: int) -> M2Edit:
+def _parse_edit(line: str, lineno: int, alignment: int = 0) -> M2Edit:
     fields = line.split("|||")
     if len(fields) != 6:
         raise ValueError(f"M2 line {lineno}: expected 6 '|||'-separated fields, found {len(fields)}: {line!r}")
@@ -107,7 +135,7 @@ def _parse_edit(line: str, lineno: int) -> M2Edit:
         raise ValueError(f"M2 line {lineno}: offsets and annotator id must be integers: {line!r}") from None
     if not (o_start == o_end == -1 or 0 <= o_start <= o_end):
         raise ValueError(f"M2 line {lineno}: bad span {o_start} {o_end}")
-    return M2Edit(o_start, o_end, etype, _split_corrections(raw), ann, required, comment, raw)
+    return M2Edit(o_start, o_end, etype, _split_corrections(raw), ann, required, comment, raw, alignment)
 
 
 def parse_m2(text: str) -> list[M2Sentence]:
@@ -116,21 +144,30 @@ def parse_m2(text: str) -> list[M2Sentence]:
         raise TypeError(f"`text` must be a str, got {type(text).__name__}")
     sentences: list[M2Sentence] = []
     current: M2Sentence | None = None
+    alignment = 0
     body = text[:-1] if text.endswith("\n") else text  # a final newline ends the last line; it is no blank line
     for lineno, line in enumerate(body.split("\n"), start=1):
         line = line.rstrip()
         if not line:
             current = None
             continue
+        target = _TARGET.fullmatch(line) if line.startswith("T") else None
         if line == "S" or line.startswith("S "):
             if current is not None:
                 raise ValueError(f"M2 line {lineno}: 'S' line without a blank line before it")
             current = M2Sentence(line[2:])
             sentences.append(current)
+            alignment = 0
+        elif target is not None:
+            if current is None:
+                raise ValueError(f"M2 line {lineno}: 'T' line outside a block (no 'S' line before it)")
+            alignment = int(target.group(2)) if target.group(2) is not None else 0
+            current.targets.append((int(target.group(1)), None if target.group(2) is None else alignment,
+                                    target.group(3) or ""))
         elif line.startswith("A "):
             if current is None:
                 raise ValueError(f"M2 line {lineno}: 'A' line outside a block (no 'S' line before it)")
-            edit = _parse_edit(line, lineno)
+            edit = _parse_edit(line, lineno, alignment)
             if edit.o_end > len(current.source.split()):
                 raise ValueError(
                     f"M2 line {lineno}: span {edit.o_start} {edit.o_end} is beyond the "
@@ -138,7 +175,7 @@ def parse_m2(text: str) -> list[M2Sentence]:
                 )
             current.edits.append(edit)
         else:
-            raise ValueError(f"M2 line {lineno}: expected an 'S', 'A' or blank line, got {line[:60]!r}")
+            raise ValueError(f"M2 line {lineno}: expected an 'S', 'T', 'A' or blank line, got {line[:60]!r}")
     if sentences and current is not None:
         current.blank_line_after = False  # the file ended right after the last block's lines
     return sentences

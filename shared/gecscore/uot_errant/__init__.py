@@ -64,6 +64,10 @@ SPEC = MetricSpec(
                "2+:n or n:2+ edits)", choices=("all", "single", "multi"), variants=("errant",)),
         Option("filter_types", "str_list", (), "errant_compare's -filt: error types left out (e.g. ['R:SPELL'])",
                variants=("errant",)),
+        Option("language", "str", "en", "'en' (ERRANT, English) or 'zh': ChERRANT's char-level scorer of Chinese "
+               "M2 files (MuCGEC, NLPCC-2018): correction keys without spaces, 无法标注 sentences skipped; needs "
+               "`hyp_m2`/`ref_m2` and convention 'errant_compare' (Chinese edit extraction from text is not built "
+               "yet)", choices=("en", "zh"), variants=("errant",)),
         *input_options(robust="zero-mass edits leave the transport and transported mass is capped (see the card's "
                        "*Degenerate transports and robust mode*)"),
         Option("return_sentence_scores", "bool", False, "also return per-sentence scores (aliases "

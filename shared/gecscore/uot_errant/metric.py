@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Mapping, Sequence
 import numpy as np
 
 from gecscore.common.degenerate import (
-    DEGENERATE_TRANSPORT, OVER_TRANSPORT, TRUNCATED, ZERO_WEIGHT_EDITS, DegenerateOutputWarning, flag, merge,
+    DEGENERATE_TRANSPORT, NOT_ANNOTATABLE, OVER_TRANSPORT, TRUNCATED, ZERO_WEIGHT_EDITS, DegenerateOutputWarning, flag, merge,
 )
 from gecscore.common.errant_scoring import errant_greedy
 from gecscore.common.inputs import check_encoder_work, tokenise_or_check
@@ -74,12 +74,14 @@ class UOTConfig:
     evaluation: str = _DEFAULTS["evaluation"]
     edit_size: str = _DEFAULTS["edit_size"]
     filter_types: tuple[str, ...] = _DEFAULTS["filter_types"]
+    language: str = _DEFAULTS["language"]
 
     def __post_init__(self) -> None:
         for setting in fields(self):
             object.__setattr__(self, setting.name, SPEC.option(setting.name).check(getattr(self, setting.name)))
         if self.convention != "errant_compare":
-            changed = [n for n in ("evaluation", "edit_size", "filter_types") if getattr(self, n) != _DEFAULTS[n]]
+            changed = [n for n in ("evaluation", "edit_size", "filter_types", "language")
+                       if getattr(self, n) != _DEFAULTS[n]]
             if changed:
                 raise ValueError(f"`{changed[0]}` is errant_compare's option: it needs variant='errant' and "
                                  "convention='errant_compare'")
@@ -97,7 +99,8 @@ class UOTConfig:
     @property
     def compare_settings(self) -> CompareSettings:
         """errant_compare's flags (`convention='errant_compare'`)."""
-        return CompareSettings(self.beta, self.evaluation, self.edit_size, frozenset(self.filter_types))
+        return CompareSettings(self.beta, self.evaluation, self.edit_size, frozenset(self.filter_types),
+                               self.language)
 
     def signature(self) -> str:
         """Version signature of this configuration."""
@@ -109,6 +112,8 @@ class UOTConfig:
         if self.variant == "errant" and self.convention == "errant_compare":
             settings.update(convention=self.convention, evaluation=self.evaluation, edit_size=self.edit_size,
                             filter_types=list(self.filter_types) or "none")
+            if self.language != "en":  # English signatures stay as they were
+                settings.update(language=self.language, scorer="cherrant")
         settings["tokenize"] = "spacy" if self.tokenize else "none"
         return make_signature("uot_errant", settings)
 
@@ -246,6 +251,9 @@ def statistics_systems(sources: Sequence[str], systems: Mapping[str, Sequence[st
                              "convention='errant_compare'")
         scored = compare.score_m2(opts["hyp_m2"], opts["ref_m2"], config.compare_settings)
         return {name: _compare_statistics(scored, opts, config.signature()) for name in systems}
+    if config.language != "en":
+        raise ValueError(f"language={config.language!r} scores ChERRANT char-level M2 files: pass `hyp_m2` and "
+                         "`ref_m2` (Chinese edit extraction from text is not built yet)")
     scorer = UOTErrant(config, progress=progress, warn=False, max_tokens=opts["max_tokens"])
     if config.variant == "errant" and config.convention == "errant_compare":
         edits = scorer.edits(sources, systems, references)
@@ -264,7 +272,10 @@ def statistics_systems(sources: Sequence[str], systems: Mapping[str, Sequence[st
 
 
 def _compare_statistics(scored: CompareResult, opts: Mapping[str, Any], signature: str) -> UOTStatistics:
-    return UOTStatistics(settings=opts, signature=signature, typed=tuple(tuple(c.types for c in cands) for cands in scored.sentences),
+    skipped = tuple(flag(i, NOT_ANNOTATABLE, note="ChERRANT skips it: it adds no TP, FP or FN")
+                    for i in scored.skipped)
+    return UOTStatistics(settings=opts, signature=signature, degenerate=skipped,
+                         typed=tuple(tuple(c.types for c in cands) for cands in scored.sentences),
                          ids=tuple(tuple((c.hyp_coder, c.ref_coder) for c in cands) for cands in scored.sentences))
 
 
