@@ -103,3 +103,45 @@ def test_chinese_needs_m2_input_and_errant_compare_naming_the_option(cherrant):
     english = registry.run("errant", None, None, None, hyp_m2=str(dev[0]), ref_m2=str(dev[1]),
                            convention="errant_compare")
     assert "language" not in english.signature  # English signatures are unchanged
+
+
+def test_cleme_on_cherrant_m2_equals_cleme_chinese_mode(golden, cherrant):
+    """CLEME v1 (2025 code, dependent, length weights) on the same ChERRANT M2 files equals CLEME's Chinese mode
+    (`lang=zho`, ../shared/golden/cleme_zh): only the first alignment of an annotator is read, a 无法标注 or
+    没有错误 reference is the source; every sentence's chunk labels, weights and counts, and the four scores."""
+    from gecscore.cleme2.chunks import label_chunks, partition_sample, samples_from_m2
+    from gecscore.cleme2.metric import LENGTH_CORPUS, ChunkPRF, length_bias, length_weights, sentence_stats
+
+    gold = json.loads((golden / "cleme_zh" / "cleme_v1_dependent_mucgec_dev_example_pred.json")
+                      .read_text(encoding="utf-8"))
+    _, dev, _, _ = cherrant
+    samples = samples_from_m2(*dev)
+    chunked = [partition_sample(s) for s in samples]
+    labels = [label_chunks(c, "dependent") for c in chunked]
+    bias = length_bias(chunked)
+    assert bias == gold["config"]["weigher_effective"]["tp_bias"]
+    weights = [[length_weights(c[0], ls, LENGTH_CORPUS, bias) for ls in sample_labels]
+               for c, sample_labels in zip(chunked, labels)]
+    stats = [sentence_stats(ls, w) for ls, w in zip(labels, weights)]
+    for i, entry in enumerate(gold["sentences"]):
+        assert len(stats[i].weighted) == entry["n_refs_used"], i
+        for r, chunks in enumerate(entry["chunks_per_ref"]):
+            for key, wanted in (("tp", ("TP",)), ("fp", ("FP_ne", "FP_un")), ("fn", ("FN",))):
+                picked = [[j, weights[i][r][j]] for j, label in enumerate(labels[i][r]) if label in wanted]
+                assert chunks[key] == picked, (i, r, key)
+            assert chunks["tn_count"] == labels[i][r].count("TN"), (i, r)
+        for r, ref in enumerate(entry["per_ref_unweighted"]):
+            c = stats[i].unweighted[r]
+            assert (c.tp, c.fp, c.fn, c.tn) == (ref["tp"], ref["fp"], ref["fn"], ref["tn"]), (i, r)
+    scores = gold["scores"]
+    weighted, unweighted = [s.weighted for s in stats], [s.unweighted for s in stats]
+    assert ChunkPRF().corpus(weighted).score == scores["prf_corpus_weighted"]["f"] == 0.3155
+    assert ChunkPRF().corpus(unweighted).score == scores["prf_corpus_unweighted"]["f"]
+    assert ChunkPRF().corpus(unweighted).chosen == [e["chosen_ref_corpus_unweighted"] for e in gold["sentences"]]
+    sentence = ChunkPRF(release="2025").sentence(weighted)
+    assert sentence.chosen == [e["chosen_ref_sentence_weighted"] for e in gold["sentences"]]
+    assert sentence.score == pytest.approx(scores["prf_sentence_weighted"]["f"], abs=1e-12)
+    assert ChunkPRF(release="2025").sentence(unweighted).score == pytest.approx(
+        scores["prf_sentence_unweighted"]["f"], abs=1e-12)
+    public = registry.run("cleme", None, None, None, hyp_m2=str(dev[0]), ref_m2=str(dev[1]), release="2025")
+    assert public.score == gold["headline"]["CLEME_corpus_weighted_f"]

@@ -268,12 +268,16 @@ def m2_blocks(sentence: M2Sentence) -> list[list[M2Edit]]:
     """The lines of each target as CLEME's M2 reader groups them.
 
     A new target starts only at a line whose annotator id is the previous target's id + 1 (the first target
-    at id 0); other lines join the current target. A block without lines is one unchanged target.
+    at id 0); other lines join the current target. A block without lines is one unchanged target. Of ChERRANT's
+    several alignments of one annotator (`T0-A0`, `T0-A1`, ...) only the first is read, as CLEME's reader skips
+    the lines of the others.
     """
     blocks: list[list[M2Edit]] = []
     current: list[M2Edit] = []
     target_id = -1
     for edit in sentence.edits:
+        if edit.alignment > 0:
+            continue
         if edit.annotator == target_id + 1:
             if current:
                 blocks.append(current)
