@@ -333,6 +333,46 @@ def test_a_local_causal_lm_answers_and_its_garbage_is_flagged(tmp_path):
         assert "backend:local" in result.signature and f"model:{path}" in result.signature
 
 
+def _tiny_judge(tmp_path):
+    """A tiny random GPT-2 with a BERT word-piece tokenizer: its free answers are garbage."""
+    import transformers
+
+    path = build_tiny_model(tmp_path / "tiny-lm", "bert")
+    config = transformers.GPT2Config(vocab_size=transformers.AutoTokenizer.from_pretrained(path).vocab_size,
+                                     n_embd=32, n_layer=2, n_head=2, n_positions=4096)
+    transformers.GPT2LMHeadModel(config).save_pretrained(path)
+    return path
+
+
+def test_constrained_decoding_makes_every_local_answer_readable(tmp_path):
+    """decoding='constrained': the same garbage-answering judge gives a 1-5 score to every correction, each the
+    score whose text the model finds most likely; the signature says so, and the answer cache keys on it."""
+    path = _tiny_judge(tmp_path)
+    options = dict(backend="local", model=str(path), device="cpu", decoding="constrained")
+    results = registry.run_systems("llm-s", SOURCES[:2], {k: v[:2] for k, v in SYSTEMS.items()}, **options)
+    for result in results.values():
+        assert all(1 <= s["judgement"] <= 5 for s in result.sentences)
+        assert result.details["degenerate_sentences"] == []
+        assert "decoding:constrained" in result.signature
+    from gecscore.llm_kobayashi24.backends import LocalModel
+    from gecscore.llm_kobayashi24.judge import read_scores
+
+    judge = LocalModel(str(path), device="cpu", decoding="constrained")
+    answer = judge.constrained_answer("Score these.", 3)
+    assert read_scores(answer, 3).scores is not None
+    prefix = judge.text_of("Score these.") + '```json\n{"target_score1": '
+    likelihoods = [judge.continuation_logprob(prefix, str(d)) for d in range(1, 6)]
+    assert answer.startswith('```json\n{"target_score1": ' + str(1 + likelihoods.index(max(likelihoods))) + ", ")
+    free = LocalModel(str(path), device="cpu")
+    assert judge.request_key("p", 1) != free.request_key("p", 1)
+
+
+def test_constrained_decoding_with_an_endpoint_is_an_error_naming_it():
+    with pytest.raises(ValueError, match="decoding='constrained' needs backend='local'"):
+        registry.run("llm-s", SOURCES[:1], SYSTEMS["a"][:1], api_key=KEY, base_url="http://127.0.0.1:9/v1",
+                     decoding="constrained")
+
+
 def test_a_criterion_llm_s_has_no_place_for_is_an_error_naming_it():
     """Found by the reward property (issue 39): LLM-S with `criterion` stopped with a KeyError at the first call;
     it is a setup error, raised when the reward is built and by `compute`, naming the option."""

@@ -355,8 +355,12 @@ CAUSES = {
         (), ("gotoscorer",),
         "declared without weights (gec-metrics' default): r .272 and ρ .112 against the printed .929 and .881 "
         "(SEEDA-S), the largest misses of the table; the weighted form needs a weight file from GoToScorer's "
-        "generator, and the paper gives neither the file nor its settings.",
-        "the weight file (or the generator's system set and settings) the paper used.",
+        "generator, and the paper gives neither the file nor its settings. CLEME2.0 adds GoToScorer, GLEU, "
+        "Scribendi, SOME and IMPARA on SEEDA \"following the evaluation methods reported in Kobayashi et al. "
+        "(2024b)\" (its appendix on metrics): the row may be SEEDA's own computation, whose metric scores SEEDA's "
+        "repository does not publish (its `scores/metric` files hold only `None`).",
+        "the weight file (or the generator's system set and settings) the paper used, or SEEDA's own GoToScorer "
+        "system scores.",
     ),
     "empty-prediction": Cause(
         "UOT-ERRANT's CLEME row: an empty prediction scored as its source",

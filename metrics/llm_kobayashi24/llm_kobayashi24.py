@@ -54,6 +54,6 @@ class LlmKobayashi24(GECMetric):
 
     def _compute(self, sources, predictions, references=None, *, variant="sent", backend="endpoint", model=None,
                  base_url=None, api_key=None, timeout=120.0, retries=0, answer_cache=None, judge_seed=777,
-                 criterion=None, max_new_tokens=64, device=None, revision=None, robust=False, tokenize=False,
-                 normalize=False, max_tokens=700, sentence_scores=False, progress=False):
+                 criterion=None, max_new_tokens=64, decoding="free", device=None, revision=None, robust=False,
+                 tokenize=False, normalize=False, max_tokens=700, sentence_scores=False, progress=False):
         return self.score(sources, predictions, references, locals())

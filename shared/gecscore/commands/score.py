@@ -87,6 +87,9 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--seed", type=int, default=DEFAULT_SEED, help=f"resampling seed (default {DEFAULT_SEED})")
     parser.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
                         help="show progress bars, model loading's too (default: when standard error is a terminal)")
+    parser.add_argument("--workers", type=_workers, default=None, metavar="N",
+                        help="processes for ERRANT's edit extraction (0: every core; default $GECSCORE_WORKERS, "
+                             "else 1); the scores do not depend on it")
     parser.add_argument("--embedding-cache", nargs="?", const="1", default=None, metavar="DIR",
                         help="keep the model outputs (sentence vectors, token states) on disk in DIR (default "
                              "${XDG_CACHE_HOME:-~/.cache}/gecscore/embeddings), so a later run over the same texts "
@@ -125,6 +128,16 @@ def register(subparsers: Any) -> None:
     compat.add_argument("-ref", dest="input_ref_m2", type=Path, nargs="+", metavar="FILE",
                         help="reference M2 (the same as --ref-m2)")
     parser.set_defaults(func=run, cli_option_flag="-o")
+
+
+def _workers(text: str) -> int:
+    """`--workers`: a whole number >= 0 (argparse names the flag when it is not)."""
+    from gecscore.common.workers import check_workers
+
+    try:
+        return check_workers(text, "--workers")
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
 
 
 def metric_name(name: str) -> str:
@@ -316,6 +329,12 @@ def run(args: argparse.Namespace) -> int:
     from gecscore.common.encoders import loading_progress
     from gecscore.common.progress import shown_after
 
+    from gecscore.common.workers import using_workers
+
+    if args.workers is not None:
+        with using_workers(args.workers):
+            args.workers = None
+            return run(args)
     delay = 2.0 if args.progress is None else 0.0  # by default a bar waits: quick runs stay quiet on a terminal
     args.progress = sys.stderr.isatty() if args.progress is None else args.progress
     with loading_progress(args.progress), shown_after(delay):

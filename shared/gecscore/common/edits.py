@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import OrderedDict
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Generic, Iterable, Sequence, TypeVar
 
@@ -10,6 +11,7 @@ import numpy as np
 
 from gecscore.common.validation import check_same_length, check_texts
 from gecscore.common.progress import progress_bar
+from gecscore.common.workers import cpu_workers
 
 if TYPE_CHECKING:
     from errant.alignment import Alignment
@@ -132,6 +134,13 @@ class EditExtractor:
                 todo.append(pair)
             else:
                 found[pair] = edits
+        changed = [pair for pair in todo if pair[0].split() != pair[1].split()]
+        workers, name = cpu_workers(), self.pipeline_name()
+        if workers > 1 and name is not None and len(changed) >= PARALLEL_MIN_PAIRS:
+            for pair, edits in zip(changed, parallel_annotate(name, changed, workers, progress)):
+                found[pair] = edits
+                self._edits.put(pair, edits)
+            todo = [pair for pair in todo if pair not in found]  # left: the pairs with identical tokens
         need = [text for src, trg in todo if src.split() != trg.split() for text in (src, trg)]
         docs = self._parse(list(dict.fromkeys(need)), progress)
         for pair in progress_bar(todo, desc="ERRANT edits", disable=not progress or not todo, leave=False):
@@ -141,6 +150,11 @@ class EditExtractor:
             [e for e in found[pair] if e.type != "noop" and (keep_unk or e.type != "UNK")]
             for pair in zip(sources, targets)
         ]
+
+    def pipeline_name(self) -> str | None:
+        """The name `load_spacy` loaded this extractor's pipeline by (None for a pipeline given as an object),
+        which worker processes load again."""
+        return next((name for name, nlp in _PIPELINES.items() if nlp is self.nlp and name is not None), None)
 
     def extract_one(self, source: str, target: str, *, keep_unk: bool = False) -> list[Edit]:
         """Edits of a single pair."""
@@ -177,6 +191,48 @@ class EditExtractor:
         """Forget all cached parses and edit lists."""
         self._docs.clear()
         self._edits.clear()
+
+
+# ---------------------------------------------------------------------------------------------------
+# Worker processes (`gecscore.common.workers`)
+
+#: Below this many pairs to annotate, starting worker processes costs more than it saves.
+PARALLEL_MIN_PAIRS = 256
+_POOLS: dict[tuple[str, int], ProcessPoolExecutor] = {}
+_WORKER: dict[str, EditExtractor] = {}
+
+
+def parallel_annotate(name: str, pairs: Sequence[tuple[str, str]], workers: int,
+                      progress: bool = False) -> list[tuple[Edit, ...]]:
+    """ERRANT edits of every (source, target) pair (noop and UNK kept), computed in `workers` processes that each
+    load the spaCy pipeline `name` once; in the order of `pairs`, and equal to one process's, pair for pair."""
+    pool = _POOLS.get((name, workers))
+    if pool is None:
+        import multiprocessing
+
+        pool = _POOLS[name, workers] = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"),
+                                                           initializer=_start_worker, initargs=(name,))
+    size = max(1, -(-len(pairs) // (4 * workers)))  # four chunks per worker: the last ones balance the load
+    chunks = [list(pairs[k:k + size]) for k in range(0, len(pairs), size)]
+    out: list[tuple[Edit, ...]] = []
+    with progress_bar(total=len(pairs), desc=f"ERRANT edits ({workers} processes)", disable=not progress,
+                      leave=False) as bar:
+        for edits in pool.map(_annotate_chunk, chunks):
+            out.extend(edits)
+            bar.update(len(edits))
+    return out
+
+
+def _start_worker(name: str) -> None:
+    """A worker process's extractor over its own copy of the pipeline."""
+    _WORKER["extractor"] = EditExtractor(load_spacy(name), cache_size=0, parse_cache_size=0)
+
+
+def _annotate_chunk(pairs: list[tuple[str, str]]) -> list[tuple[Edit, ...]]:
+    """In a worker: parse the chunk's distinct sentences in batches, then annotate every pair."""
+    extractor = _WORKER["extractor"]
+    docs = extractor._parse(list(dict.fromkeys(text for pair in pairs for text in pair)), False)
+    return [extractor._annotate(source, target, docs) for source, target in pairs]
 
 
 def align(orig: Doc, cor: Doc, lev: bool = False) -> Alignment:

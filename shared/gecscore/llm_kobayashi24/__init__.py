@@ -58,6 +58,9 @@ SPEC = MetricSpec(
                "(gec-metrics' `criteria`; LLM-S's template has no place for one)", nullable=True,
                choices=("difficulty", "impact")),
         Option("max_new_tokens", "int", 64, "the most tokens a local model may answer with", minimum=1),
+        Option("decoding", "str", "free", "a local model's answer: 'free' (greedy generation, as the paper's judges "
+               "answer) or 'constrained' (the answer format filled with the model's most likely score of 1..5 for "
+               "each correction: never unreadable)", choices=("free", "constrained")),
         Option("device", "device", None, "'cpu', 'cuda', 'cuda:1', 'mps' for a local model (None: cuda when "
                "available)", nullable=True),
         Option("revision", "str", None, "hub revision of a local model", nullable=True),

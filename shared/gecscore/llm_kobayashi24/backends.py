@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from gecscore.common.encoders import cannot_load, check_model_path, resolve_model, select_device, shared_model
-from gecscore.llm_kobayashi24.judge import answer_schema
+from gecscore.llm_kobayashi24.judge import HIGHEST, LOWEST, answer_schema
 from gecscore.llm_kobayashi24.judge import SYSTEM_MESSAGE
 
 #: The environment variable read when `api_key` is not given (the OpenAI client's own).
@@ -131,11 +131,12 @@ class LocalModel:
     """A Hugging Face causal LM (hub id or local directory), loaded once through the shared model service."""
 
     def __init__(self, model: str, *, device: str | None = None, max_new_tokens: int = 64,
-                 revision: str | None = None) -> None:
+                 revision: str | None = None, decoding: str = "free") -> None:
         self.path = resolve_model(model)
         self.device = select_device(device)
         self.max_new_tokens = max_new_tokens
         self.revision = revision
+        self.decoding = decoding
         self.name = "local"
         check_model_path(model, **JUDGE)
         self.model, self.tokenizer = shared_model("causal_lm", (self.path, revision, self.device),
@@ -163,19 +164,51 @@ class LocalModel:
         """The model's folder and files, revision, decoding settings and the text it reads."""
         from gecscore.common.embedding_cache import folder_files
 
-        return json.dumps([self.path, folder_files(self.path), self.revision, self.max_new_tokens, "greedy",
+        decoding = "greedy" if self.decoding == "free" else self.decoding
+        return json.dumps([self.path, folder_files(self.path), self.revision, self.max_new_tokens, decoding,
                            self.text_of(prompt)])
 
     def answer(self, prompt: str, n: int) -> str | None:
-        """Greedy continuation of the prompt (at most `max_new_tokens` tokens), decoded."""
+        """Greedy continuation of the prompt (at most `max_new_tokens` tokens), decoded; with
+        `decoding="constrained"`, the answer format filled with the model's most likely scores."""
         import torch
 
+        if self.decoding == "constrained":
+            return self.constrained_answer(prompt, n)
         encoded = self.tokenizer(self.text_of(prompt), return_tensors="pt").to(self.device)
         pad = self.tokenizer.pad_token_id if self.tokenizer.pad_token_id is not None else self.tokenizer.eos_token_id
         with torch.no_grad():
             out = self.model.generate(**encoded, do_sample=False, max_new_tokens=self.max_new_tokens,
                                       pad_token_id=pad)
         return self.tokenizer.decode(out[0, encoded["input_ids"].shape[1]:], skip_special_tokens=True)
+
+
+    def constrained_answer(self, prompt: str, n: int) -> str:
+        """The answer format gec-metrics enforces (a ```json block with `target_score1` .. `target_scoreN`), with
+        each score the one of 1..5 whose text the model finds most likely after the answer so far (the sum of
+        its tokens' log-probabilities, however the tokenizer splits it; the lowest score wins a tie). A small
+        judge cannot answer outside the format or the range, so no sentence goes unread."""
+        answer = "```json\n{"
+        for k in range(1, n + 1):
+            answer += f'"target_score{k}": '
+            scores = [self.continuation_logprob(self.text_of(prompt) + answer, str(d))
+                      for d in range(LOWEST, HIGHEST + 1)]
+            answer += str(LOWEST + scores.index(max(scores))) + (", " if k < n else "")
+        return answer + "}\n```"
+
+    def continuation_logprob(self, prefix: str, continuation: str) -> float:
+        """log P(continuation | prefix) under the model: the tokens of `prefix + continuation` after those it
+        shares with `prefix` alone."""
+        import torch
+
+        head = self.tokenizer(prefix, add_special_tokens=True)["input_ids"]
+        ids = self.tokenizer(prefix + continuation, add_special_tokens=True)["input_ids"]
+        shared = next((k for k, (a, b) in enumerate(zip(head, ids)) if a != b), min(len(head), len(ids)))
+        shared = max(shared, 1)  # the first token is always given
+        with torch.no_grad():
+            logits = self.model(input_ids=torch.tensor([ids], device=self.device)).logits[0]
+        logprobs = torch.log_softmax(logits.double(), dim=-1)
+        return float(sum(logprobs[t - 1, ids[t]] for t in range(shared, len(ids))))
 
 
 #: The answer cache's file in its folder.

@@ -98,11 +98,19 @@ def check_models(options: Mapping[str, Any]) -> None:
 
     opts = SPEC.resolve(options)
     template_for(opts["variant"], opts["criterion"])  # a criterion the variant's prompt has no place for
+    check_decoding(opts)
     model = opts["model"] or DEFAULT_MODELS[opts["backend"]]
     if opts["backend"] == "endpoint":
         backend_for(opts)  # builds the endpoint client only: no request is made
     else:
         check_loadable(model, revision=opts["revision"])
+
+
+def check_decoding(opts: Mapping[str, Any]) -> None:
+    """Constrained decoding needs the model's probabilities, which only a local model gives."""
+    if opts["decoding"] == "constrained" and opts["backend"] != "local":
+        raise ValueError("decoding='constrained' needs backend='local' (an endpoint's answer is free text); pass "
+                         "decoding='free' or a local model")
 
 
 def backend_for(opts: Mapping[str, Any]) -> Backend:
@@ -111,7 +119,8 @@ def backend_for(opts: Mapping[str, Any]) -> Backend:
     if opts["backend"] == "endpoint":
         return ChatEndpoint(model, base_url=opts["base_url"], api_key=opts["api_key"], seed=opts["judge_seed"],
                             timeout=opts["timeout"], retries=opts["retries"])
-    return LocalModel(model, device=opts["device"], max_new_tokens=opts["max_new_tokens"], revision=opts["revision"])
+    return LocalModel(model, device=opts["device"], max_new_tokens=opts["max_new_tokens"], revision=opts["revision"],
+                      decoding=opts["decoding"])
 
 
 def statistics_systems(sources: Sequence[str], systems: Mapping[str, Sequence[str]], references: Any = None, *,
@@ -121,6 +130,7 @@ def statistics_systems(sources: Sequence[str], systems: Mapping[str, Sequence[st
     if references is not None:
         raise TypeError("llm_kobayashi24 is reference-free; do not pass `references`")
     opts = SPEC.resolve(options)
+    check_decoding(opts)
     sources = check_texts("sources", sources)
     systems = {name: check_texts("predictions", texts) for name, texts in systems.items()}
     for texts in systems.values():
@@ -143,6 +153,8 @@ def statistics_systems(sources: Sequence[str], systems: Mapping[str, Sequence[st
                            edits=edits, progress=progress)
     settings = {"backend": backend.name, "model": opts["model"] or DEFAULT_MODELS[opts["backend"]],
                 **{k: opts[k] for k in SETTINGS}}
+    if opts["decoding"] != "free":  # signatures of free answers stay as they were
+        settings["decoding"] = opts["decoding"]
     signature = make_signature("llm_kobayashi24", settings, libraries=())
     kept = {k: v for k, v in opts.items() if k != "api_key"}
     return {name: JudgeStatistics(settings=kept, signature=signature,

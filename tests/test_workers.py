@@ -1,0 +1,59 @@
+"""Worker processes for the CPU stages (`gecscore.common.workers`): the user's number, and ERRANT's edit extraction
+split across processes giving the same edits as one process, pair for pair."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from gecscore.common import workers
+
+
+def test_the_number_comes_from_the_user_else_the_environment_else_one(monkeypatch):
+    monkeypatch.delenv(workers.WORKERS_ENV, raising=False)
+    assert workers.cpu_workers() == 1
+    monkeypatch.setenv(workers.WORKERS_ENV, "3")
+    assert workers.cpu_workers() == 3
+    with workers.using_workers(2):
+        assert workers.cpu_workers() == 2
+        with workers.using_workers(0):
+            assert workers.cpu_workers() == workers.available_cores()
+        assert workers.cpu_workers() == 2
+    assert workers.cpu_workers() == 3
+    monkeypatch.setenv(workers.WORKERS_ENV, "many")
+    with pytest.raises(ValueError, match="`GECSCORE_WORKERS` must be a whole number"):
+        workers.cpu_workers()
+    for bad in (-1, 1.5, True, "2.0"):
+        with pytest.raises(ValueError, match="`workers` must be a whole number"):
+            workers.set_workers(bad)
+    workers.set_workers(None)
+
+
+@pytest.mark.real_model
+def test_edits_from_two_processes_equal_one_process(shared_data, monkeypatch):
+    """SEEDA outputs against their sources (over PARALLEL_MIN_PAIRS changed pairs): the extraction split across
+    two spawned processes returns the same edits, types and order as one process, and fills the same cache."""
+    from gecscore.common.edits import PARALLEL_MIN_PAIRS, EditExtractor, load_spacy
+
+    monkeypatch.delenv(workers.WORKERS_ENV, raising=False)
+    subset = shared_data / "SEEDA" / "outputs" / "subset"
+    sources = (subset / "INPUT.txt").read_text(encoding="utf-8").splitlines()
+    pairs = [(s, t) for name in ("BART", "T5", "GPT-3.5") for s, t in
+             zip(sources, (subset / f"{name}.txt").read_text(encoding="utf-8").splitlines())]
+    assert sum(s.split() != t.split() for s, t in pairs) >= PARALLEL_MIN_PAIRS
+    srcs, trgs = [s for s, _ in pairs], [t for _, t in pairs]
+    nlp = load_spacy()
+    one = EditExtractor(nlp).extract(srcs, trgs, keep_unk=True)
+    parallel = EditExtractor(nlp)
+    with workers.using_workers(2):
+        two = parallel.extract(srcs, trgs, keep_unk=True)
+    assert two == one
+    assert parallel.extract(srcs, trgs, keep_unk=True) == one  # now read from the cache the workers filled
+
+
+def test_cli_workers_flag_is_checked_and_named():
+    done = subprocess.run([sys.executable, "-m", "gecscore.cli", "score", "errant", "--workers", "some",
+                           "--sources", "x", "--predictions", "y"], capture_output=True, text=True)
+    assert done.returncode == 2 and "--workers" in done.stderr and "whole number" in done.stderr
