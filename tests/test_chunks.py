@@ -152,7 +152,7 @@ def test_sharing_partitions_chunks_each_sample_once_and_hands_out_fresh_lists(mo
         assert partition_sample(samples[0]) == expected[0] and len(calls) == 1
         assert partition_sample(samples[1]) == expected[1] and len(calls) == 2  # evicts samples[0]
         assert partition_sample(samples[0]) == expected[0] and len(calls) == 3
-    assert chunks._SHARED is None
+    assert not chunks._PARTITIONS.active
     assert partition_sample(samples[0]) == expected[0] and len(calls) == 4
 
 

@@ -18,14 +18,13 @@ through ERRANT (`samples_from_text`).
 
 from __future__ import annotations
 
-from collections import OrderedDict
-from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Iterator, Literal, Sequence
+from typing import TYPE_CHECKING, ContextManager, Literal, Sequence
 
 from gecscore.common.edits import Edit
 from gecscore.common.m2io import M2Edit, M2Sentence, parse_m2
+from gecscore.common.sharing import SharedWithin
 from gecscore.common.validation import check_references, check_same_length, check_texts
 
 if TYPE_CHECKING:
@@ -167,15 +166,9 @@ def partition(source: Sequence[str], targets: Sequence[Sequence[str]],
 
 def partition_sample(sample: Sample) -> list[list[Chunk]]:
     """Chunks of `[hypothesis] + references` of one sample (inside `sharing_partitions`, computed once)."""
-    if _SHARED is None:
+    if not _PARTITIONS.active:
         return _partition_sample(sample)
-    chunked = _SHARED.get(sample)
-    if chunked is None:
-        chunked = _SHARED[sample] = tuple(tuple(chunks) for chunks in _partition_sample(sample))
-        if len(_SHARED) > _SHARED_SIZE:
-            _SHARED.popitem(last=False)
-    else:
-        _SHARED.move_to_end(sample)
+    chunked = _PARTITIONS.get(sample, lambda: tuple(tuple(chunks) for chunks in _partition_sample(sample)))
     return [list(chunks) for chunks in chunked]  # fresh lists of the (frozen) chunks: callers own what they get
 
 
@@ -184,28 +177,18 @@ def _partition_sample(sample: Sample) -> list[list[Chunk]]:
     return partition(sample.source.split(), [t.tokens for t in targets], [t.edits for t in targets])
 
 
-#: The partitions kept inside `sharing_partitions` (None outside it): sample → its chunks.
-_SHARED: OrderedDict[Sample, tuple[tuple[Chunk, ...], ...]] | None = None
-_SHARED_SIZE = 0
+#: The partitions kept inside `sharing_partitions`: sample → its chunks.
+_PARTITIONS: SharedWithin[Sample, tuple[tuple[Chunk, ...], ...]] = SharedWithin()
 
 
-@contextmanager
-def sharing_partitions(max_samples: int = 60_000) -> Iterator[None]:
+def sharing_partitions(max_samples: int = 60_000) -> ContextManager[None]:
     """Inside the block, each sample is partitioned once and its chunks reused (up to `max_samples` samples, the
     least recently used dropped first; about 10 KiB each on CoNLL-2014 with two references). The partition
     depends only on the sample's texts and edits, never on the assumption, weighting or level, so CLEME and
     CLEME2.0 under every configuration of one system share it. Off by default (a single scoring never meets a
     sample twice); the meta-evaluation, which scores the same outputs under many configurations, turns it on.
     Nested blocks share the outer one's partitions."""
-    global _SHARED, _SHARED_SIZE
-    if _SHARED is not None:
-        yield
-        return
-    _SHARED, _SHARED_SIZE = OrderedDict(), max_samples
-    try:
-        yield
-    finally:
-        _SHARED = None
+    return _PARTITIONS.scope(max_samples)
 
 
 # ---------------------------------------------------------------------------------------------------

@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-from collections import OrderedDict
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Generic, Iterable, Sequence, TypeVar
+from typing import TYPE_CHECKING, Iterable, Sequence
 
 import numpy as np
 
 from gecscore.common.validation import check_same_length, check_texts
 from gecscore.common.progress import progress_bar
+from gecscore.common.sharing import LRU
 from gecscore.common.workers import cpu_workers
 
 if TYPE_CHECKING:
@@ -117,8 +117,8 @@ class EditExtractor:
         self.annotator = errant.load("en", nlp=self.nlp)
         self.annotator.align = align  # ERRANT's alignment, filled over token lists (see `align`)
         self.batch_size = batch_size
-        self._docs: _LRU[str, Doc] = _LRU(parse_cache_size)
-        self._edits: _LRU[tuple[str, str], tuple[Edit, ...]] = _LRU(cache_size)
+        self._docs: LRU[str, Doc] = LRU(parse_cache_size)
+        self._edits: LRU[tuple[str, str], tuple[Edit, ...]] = LRU(cache_size)
 
     def extract(self, sources: Sequence[str], targets: Sequence[str], *, keep_unk: bool = False,
                 progress: bool = False) -> list[list[Edit]]:
@@ -141,8 +141,8 @@ class EditExtractor:
                 found[pair] = edits
                 self._edits.put(pair, edits)
             todo = [pair for pair in todo if pair not in found]  # left: the pairs with identical tokens
-        need = [text for src, trg in todo if src.split() != trg.split() for text in (src, trg)]
-        docs = self._parse(list(dict.fromkeys(need)), progress)
+            changed = []
+        docs = self._parse(list(dict.fromkeys(text for pair in changed for text in pair)), progress)
         for pair in progress_bar(todo, desc="ERRANT edits", disable=not progress or not todo, leave=False):
             found[pair] = self._annotate(*pair, docs)
             self._edits.put(pair, found[pair])
@@ -334,38 +334,3 @@ def tokenize(texts: Sequence[str], nlp: Language | None = None) -> list[str]:
     texts = check_texts("texts", texts, allow_empty_list=True)
     nlp = nlp if nlp is not None else load_spacy()
     return [" ".join(t.text for t in doc if not t.is_space) for doc in nlp.tokenizer.pipe(texts)]
-
-
-K = TypeVar("K")
-V = TypeVar("V")
-
-
-class _LRU(Generic[K, V]):
-    """A bounded mapping that forgets the least recently used entry first."""
-
-    def __init__(self, size: int) -> None:
-        self.size = size
-        self._data: OrderedDict[K, V] = OrderedDict()
-
-    def __contains__(self, key: K) -> bool:
-        return key in self._data
-
-    def __len__(self) -> int:
-        return len(self._data)
-
-    def get(self, key: K) -> V | None:
-        value = self._data.get(key)
-        if value is not None:
-            self._data.move_to_end(key)
-        return value
-
-    def put(self, key: K, value: V) -> None:
-        if self.size == 0:
-            return
-        self._data[key] = value
-        self._data.move_to_end(key)
-        while len(self._data) > self.size:
-            self._data.popitem(last=False)
-
-    def clear(self) -> None:
-        self._data.clear()

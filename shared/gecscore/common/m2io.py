@@ -79,11 +79,6 @@ class M2Sentence:
     targets: list[tuple[int, int | None, str]] = field(default_factory=list, compare=False, repr=False)
 
     @property
-    def not_annotatable(self) -> bool:
-        """ChERRANT's 无法标注 block: one annotator whose only line is an `NA` edit (its scorer skips it)."""
-        return len(self.annotators) == 1 and [e.type for e in self.edits] == [NOT_ANNOTATABLE]
-
-    @property
     def annotators(self) -> list[int]:
         """Sorted ids of the annotators that have at least one line (noop included)."""
         return sorted({e.annotator for e in self.edits})

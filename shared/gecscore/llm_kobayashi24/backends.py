@@ -182,17 +182,15 @@ class LocalModel:
                                       pad_token_id=pad)
         return self.tokenizer.decode(out[0, encoded["input_ids"].shape[1]:], skip_special_tokens=True)
 
-
     def constrained_answer(self, prompt: str, n: int) -> str:
         """The answer format gec-metrics enforces (a ```json block with `target_score1` .. `target_scoreN`), with
         each score the one of 1..5 whose text the model finds most likely after the answer so far (the sum of
         its tokens' log-probabilities, however the tokenizer splits it; the lowest score wins a tie). A small
         judge cannot answer outside the format or the range, so no sentence goes unread."""
-        answer = "```json\n{"
+        text, answer = self.text_of(prompt), "```json\n{"
         for k in range(1, n + 1):
             answer += f'"target_score{k}": '
-            scores = [self.continuation_logprob(self.text_of(prompt) + answer, str(d))
-                      for d in range(LOWEST, HIGHEST + 1)]
+            scores = [self.continuation_logprob(text + answer, str(d)) for d in range(LOWEST, HIGHEST + 1)]
             answer += str(LOWEST + scores.index(max(scores))) + (", " if k < n else "")
         return answer + "}\n```"
 

@@ -16,16 +16,15 @@ pass is evaluated as an exactly equivalent sweep over the cells (see `Lattice._s
 from __future__ import annotations
 
 import math
-from collections import OrderedDict
-from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Iterable, Iterator, Mapping, NamedTuple, Sequence
+from typing import TYPE_CHECKING, ContextManager, Iterable, Mapping, NamedTuple, Sequence
 
 import numpy as np
 
 from gecscore.common.bootstrap import GreedyReferences
 from gecscore.common.errant_scoring import PRF
 from gecscore.common.fbeta import m2_prf
+from gecscore.common.sharing import SharedWithin
 
 if TYPE_CHECKING:
     from gecscore.common.m2io import M2Sentence
@@ -602,43 +601,24 @@ class _Unit(dict):
         return 1.0
 
 
-#: The lattices kept inside `sharing_lattices` (None outside it): (source, hypothesis, max_unchanged) → Lattice.
-_SHARED: OrderedDict[tuple, Lattice] | None = None
-_SHARED_SIZE = 0
+#: The lattices kept inside `sharing_lattices`: (source, hypothesis, max_unchanged) → Lattice.
+_LATTICES: SharedWithin[tuple, Lattice] = SharedWithin()
 
 
-@contextmanager
-def sharing_lattices(max_pairs: int = 40_000) -> Iterator[None]:
+def sharing_lattices(max_pairs: int = 40_000) -> ContextManager[None]:
     """Inside the block, each pair's `Lattice` is built once and reused (up to `max_pairs` pairs, the least recently
     used dropped first; about 15 KiB each on CoNLL-2014): a lattice does not depend on the gold edits and is never
     changed once built, so M² and SentM² of one system, and one system against several reference sets, share it.
     Building it is most of M²'s time. Off by default (a single scoring never meets a pair twice); the
     meta-evaluation, which scores the same outputs under many configurations, turns it on. Nested blocks share
     the outer one's lattices."""
-    global _SHARED, _SHARED_SIZE
-    if _SHARED is not None:
-        yield
-        return
-    _SHARED, _SHARED_SIZE = OrderedDict(), max_pairs
-    try:
-        yield
-    finally:
-        _SHARED = None
+    return _LATTICES.scope(max_pairs)
 
 
 def _lattice(source: Sequence[str], hypothesis: Sequence[str], max_unchanged_words: int) -> Lattice:
     """The pair's lattice: from the shared ones inside `sharing_lattices`, else newly built."""
-    if _SHARED is None:
-        return Lattice(source, hypothesis, max_unchanged_words)
-    key = (tuple(source), tuple(hypothesis), max_unchanged_words)
-    lattice = _SHARED.get(key)
-    if lattice is None:
-        lattice = _SHARED[key] = Lattice(source, hypothesis, max_unchanged_words)
-        if len(_SHARED) > _SHARED_SIZE:
-            _SHARED.popitem(last=False)
-    else:
-        _SHARED.move_to_end(key)
-    return lattice
+    return _LATTICES.get((tuple(source), tuple(hypothesis), max_unchanged_words),
+                         lambda: Lattice(source, hypothesis, max_unchanged_words))
 
 
 def extract_edits(source: Sequence[str], hypothesis: Sequence[str], golds: Mapping[int, Sequence[GoldEdit]], *,

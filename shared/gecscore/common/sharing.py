@@ -1,0 +1,84 @@
+"""Bounded stores for work worth keeping: an LRU mapping, and one that is kept only inside a `with` block.
+
+ERRANT's parses and edits are kept per extractor (`LRU`); the M² lattices and CLEME's chunk partitions are kept
+only while the meta-evaluation scores the same outputs under many configurations (`SharedWithin`), so a single
+scoring never holds memory it will not reuse.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from contextlib import contextmanager
+from typing import Callable, Generic, Hashable, Iterator, TypeVar
+
+K = TypeVar("K", bound=Hashable)
+V = TypeVar("V")
+
+
+class LRU(Generic[K, V]):
+    """A bounded mapping that forgets the least recently used entry first (size 0: keeps nothing)."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self._data: OrderedDict[K, V] = OrderedDict()
+
+    def __contains__(self, key: K) -> bool:
+        return key in self._data
+
+    def __len__(self) -> int:
+        return len(self._data)
+
+    def get(self, key: K) -> V | None:
+        """The value kept for `key` (None: none), now the most recently used."""
+        value = self._data.get(key)
+        if value is not None:
+            self._data.move_to_end(key)
+        return value
+
+    def put(self, key: K, value: V) -> None:
+        """Keep `value` for `key`, dropping the least recently used entries beyond the size."""
+        if self.size == 0:
+            return
+        self._data[key] = value
+        self._data.move_to_end(key)
+        while len(self._data) > self.size:
+            self._data.popitem(last=False)
+
+    def clear(self) -> None:
+        """Forget every entry."""
+        self._data.clear()
+
+
+class SharedWithin(Generic[K, V]):
+    """Values computed once per key inside a `scope()` block and computed afresh outside any; nested blocks share
+    the outermost one's store, whose size bounds it."""
+
+    def __init__(self) -> None:
+        self._store: LRU[K, V] | None = None
+
+    @property
+    def active(self) -> bool:
+        """Whether a `scope()` block is open."""
+        return self._store is not None
+
+    @contextmanager
+    def scope(self, size: int) -> Iterator[None]:
+        """Keep up to `size` values until the block ends (inside an open block: that block's store)."""
+        if self._store is not None:
+            yield
+            return
+        self._store = LRU(size)
+        try:
+            yield
+        finally:
+            self._store = None
+
+    def get(self, key: K, make: Callable[[], V]) -> V:
+        """The value for `key`: kept inside a block, else `make()` every time."""
+        if self._store is None:
+            return make()
+        value = self._store.get(key)
+        if value is None:
+            value = make()
+            self._store.put(key, value)
+        return value
