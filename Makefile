@@ -14,7 +14,7 @@ export TRANSFORMERS_OFFLINE ?= 1
 export GRADIO_ANALYTICS_ENABLED ?= False
 export TOKENIZERS_PARALLELISM ?= false
 
-.PHONY: install test test-fast docs wheel-check hub-check dist demo hub spaces screenshots bad-input-doc benchmarks clean
+.PHONY: install generate test test-fast docs wheel-check hub-check dist demo hub spaces screenshots bad-input-doc benchmarks clean
 
 EMBEDDED := packages/gecscore-impara-minilm
 
@@ -47,6 +47,11 @@ test:
 	$(call STAGE,chromium) bash tests/ensure_chromium.sh
 	$(call STAGE,pytest) $(PYTEST) --junitxml=$(TIMES)/junit.xml
 	$(PYTHON) benchmarks/test_time.py report --dir $(TIMES)
+
+# The files that repeat the registry's SPECS (evaluate scripts, card option tables, the README's table of metrics,
+# setup.cfg's import contracts), written from them; tests/test_generated.py fails when one is out of date.
+generate: $(STAMP)
+	$(PY) -m gecscore.generate
 
 # Tiny models only.
 test-fast: $(STAMP)

@@ -91,7 +91,7 @@ def test_card_option_tables_are_generated_from_the_schema(name):
     from gecscore.cards import options_block
 
     card = (METRICS / name / "README.md").read_text(encoding="utf-8")
-    assert options_block(name) in card, f"run `python -m gecscore.cards metrics` to refresh the card of {name}"
+    assert options_block(name) in card, f"run `make generate` to refresh the card of {name}"
 
 
 @pytest.mark.parametrize("name, options, error", [
@@ -127,4 +127,4 @@ def test_the_readme_table_of_metrics_is_generated_from_the_registry():
     from gecscore.cards import metrics_block
 
     readme = (METRICS.parent / "README.md").read_text(encoding="utf-8")
-    assert metrics_block() in readme, "run `python -m gecscore.cards metrics` to refresh the README's table"
+    assert metrics_block() in readme, "run `make generate` to refresh the README's table"

@@ -1,5 +1,8 @@
 """BERTScore as a GEC metric: each hypothesis against its references, mean over sentences, as gec-metrics' `bertscore`
-computes it (gecscore)."""
+computes it (gecscore).
+
+Generated from `gecscore.bertscore.SPEC` by `make generate`: edit the SPEC, not this file.
+"""
 
 import evaluate
 
@@ -57,8 +60,7 @@ class Bertscore(GECMetric):
             reference_urls=["https://openreview.net/forum?id=SkeHuCVFDr"],
         )
 
-    def _compute(self, sources, predictions, references=None, *, model="bert-base-uncased", layer=None,
-                 score_type="f", rescale_with_baseline=True, baseline_path=None, idf=False, batch_size=64,
-                 device=None, robust=False, tokenize=False, normalize=False, max_tokens=700, sentence_scores=False,
-                 progress=False):
+    def _compute(self, sources, predictions, references=None, *, model="bert-base-uncased", layer=None, score_type="f",
+                 rescale_with_baseline=True, baseline_path=None, idf=False, batch_size=64, device=None, robust=False,
+                 tokenize=False, normalize=False, max_tokens=700, sentence_scores=False, progress=False):
         return self.score(sources, predictions, references, locals())

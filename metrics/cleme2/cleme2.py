@@ -1,4 +1,7 @@
-"""CLEME2.0 and CLEME: chunk-level GEC evaluation with disentangled hit / wrong / under / over-correction (gecscore)."""
+"""CLEME2.0 and CLEME: chunk-level GEC evaluation with disentangled hit / wrong / under / over-correction (gecscore).
+
+Generated from `gecscore.cleme2.SPEC` by `make generate`: edit the SPEC, not this file.
+"""
 
 import evaluate
 
@@ -60,7 +63,7 @@ _KWARGS_DESCRIPTION = kwargs_description("cleme2", inputs="""\
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
 class Cleme2(GECMetric):
-    """CLEME2.0 (and CLEME v1) as an evaluate metric."""
+    """CLEME2.0 as an evaluate metric."""
 
     NAME = "cleme2"
 
@@ -73,6 +76,6 @@ class Cleme2(GECMetric):
 
     def _compute(self, sources, predictions, references=None, *, variant="cleme2", level="corpus",
                  assumption="dependent", weighting=None, alpha=None, beta=0.5, release="2023", model=None, layer=None,
-                 device=None, robust=False, tokenize=False, normalize=False, max_tokens=700, max_changed_run=80,
+                 device=None, max_changed_run=80, robust=False, tokenize=False, normalize=False, max_tokens=700,
                  hyp_m2=None, ref_m2=None, sentences=False, return_chunks=False, progress=False):
         return self.score(sources, predictions, references, locals())

@@ -1,4 +1,7 @@
-"""GLEU: the official GLEU+ script of JFLEG (mean over 500 seeded reference draws), exactly (gecscore)."""
+"""GLEU: the official GLEU+ script of JFLEG (mean over 500 seeded reference draws), exactly (gecscore).
+
+Generated from `gecscore.gleu.SPEC` by `make generate`: edit the SPEC, not this file.
+"""
 
 import evaluate
 
@@ -65,7 +68,7 @@ class Gleu(GECMetric):
             reference_urls=["https://aclanthology.org/P15-2097/", "https://arxiv.org/abs/1605.02592"],
         )
 
-    def _compute(self, sources, predictions, references=None, *, variant="official", level="corpus", iterations=500,
-                 seed_step=101, n=4, unit="word", robust=False, tokenize=False, normalize=False, max_tokens=700, sentences=False,
-                 progress=False):
+    def _compute(self, sources, predictions, references=None, *, variant="official", iterations=500, seed_step=101, n=4,
+                 level="corpus", unit="word", robust=False, tokenize=False, normalize=False, max_tokens=700,
+                 sentences=False, progress=False):
         return self.score(sources, predictions, references, locals())

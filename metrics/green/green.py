@@ -1,4 +1,7 @@
-"""GREEN: n-gram F-beta over source, hypothesis and reference, as gec-metrics computes it (gecscore)."""
+"""GREEN: n-gram F-beta over source, hypothesis and reference, as gec-metrics computes it (gecscore).
+
+Generated from `gecscore.green.SPEC` by `make generate`: edit the SPEC, not this file.
+"""
 
 import evaluate
 

@@ -1,4 +1,7 @@
-"""IMPARA-GED: a reference-free GEC metric, σ of a quality estimator's logit on each hypothesis (gecscore)."""
+"""IMPARA-GED: a reference-free GEC metric, σ of a quality estimator's logit on each hypothesis (gecscore).
+
+Generated from `gecscore.impara_ged.SPEC` by `make generate`: edit the SPEC, not this file.
+"""
 
 import evaluate
 
@@ -50,7 +53,7 @@ _KWARGS_DESCRIPTION = kwargs_description("impara_ged", inputs="""\
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
 class ImparaGed(GECMetric):
-    """IMPARA-GED (and IMPARA) as an evaluate metric."""
+    """IMPARA-GED as an evaluate metric."""
 
     NAME = "impara_ged"
 
@@ -58,7 +61,8 @@ class ImparaGed(GECMetric):
         return self.metric_info(
             _DESCRIPTION, _CITATION, _KWARGS_DESCRIPTION,
             codebase_urls=["https://github.com/gotutiyan/gec-metrics", "https://github.com/gotutiyan/IMPARA"],
-            reference_urls=["https://arxiv.org/abs/2506.02899"], homepage="https://huggingface.co/naist-nlp/IMPARA-GED",
+            reference_urls=["https://arxiv.org/abs/2506.02899"],
+            homepage="https://huggingface.co/naist-nlp/IMPARA-GED",
         )
 
     def _compute(self, sources, predictions, references=None, *, variant="impara_ged", model=None, pooling="auto",

@@ -1,5 +1,8 @@
-"""LLM-S / LLM-E: an LLM scores several corrections of each source from 1 to 5 with the published prompts of
-Kobayashi et al. 2024 (gecscore)."""
+"""LLM-S / LLM-E: an LLM scores several corrections of each source from 1 to 5 with the published prompts of Kobayashi
+et al. 2024 (gecscore).
+
+Generated from `gecscore.llm_kobayashi24.SPEC` by `make generate`: edit the SPEC, not this file.
+"""
 
 import evaluate
 
@@ -41,7 +44,7 @@ _KWARGS_DESCRIPTION = kwargs_description("llm_kobayashi24", inputs="""\
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
 class LlmKobayashi24(GECMetric):
-    """LLM-S / LLM-E as an evaluate metric."""
+    """LLM-S/E as an evaluate metric."""
 
     NAME = "llm_kobayashi24"
 

@@ -1,4 +1,7 @@
-"""PT-M2 / PT-ERRANT: M2 or ERRANT F-beta with every edit weighted by its BERTScore impact (gecscore)."""
+"""PT-M2 / PT-ERRANT: M2 or ERRANT F-beta with every edit weighted by its BERTScore impact (gecscore).
+
+Generated from `gecscore.pt_m2.SPEC` by `make generate`: edit the SPEC, not this file.
+"""
 
 import evaluate
 
@@ -51,8 +54,8 @@ _KWARGS_DESCRIPTION = kwargs_description("pt_m2", inputs="""\
 """, examples="""\
     >>> import evaluate
     >>> metric = evaluate.load("metrics/pt_m2", scorer="self")
-    >>> gold = ("S He go to school .\nA 1 2|||SVA|||goes|||REQUIRED|||-NONE-|||0\n\n"
-    ...         "S I like it .\nA 3 3|||M|||very much|||REQUIRED|||-NONE-|||0\n")
+    >>> gold = ("S He go to school .\\nA 1 2|||SVA|||goes|||REQUIRED|||-NONE-|||0\\n\\n"
+    ...         "S I like it .\\nA 3 3|||M|||very much|||REQUIRED|||-NONE-|||0\\n")
     >>> out = metric.compute(sources=["He go to school .", "I like it ."],
     ...                      predictions=["He goes to school .", "I like it ."], gold_m2=gold)
     >>> out["f0.5"], out["precision"], out["recall"]
@@ -63,7 +66,7 @@ _KWARGS_DESCRIPTION = kwargs_description("pt_m2", inputs="""\
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
 class PtM2(GECMetric):
-    """PT-M2 and PT-ERRANT as an evaluate metric."""
+    """PT-M2 as an evaluate metric."""
 
     NAME = "pt_m2"
 
@@ -76,7 +79,7 @@ class PtM2(GECMetric):
         )
 
     def _compute(self, sources, predictions, references=None, *, variant="sentm2", scorer="bertscore",
-                 model="bert-base-uncased", layer=None, beta=0.5, max_unchanged_words=2, device=None, robust=False,
-                 tokenize=False, normalize=False, max_tokens=700, max_changed_run=80, gold_m2=None,
+                 model="bert-base-uncased", layer=None, beta=0.5, max_unchanged_words=2, max_changed_run=80,
+                 robust=False, tokenize=False, normalize=False, max_tokens=700, device=None, gold_m2=None,
                  sentence_scores=False, return_edits=False, return_types=0, progress=False):
         return self.score(sources, predictions, references, locals())

@@ -1,4 +1,7 @@
-"""Scribendi score: reference-free GEC metric, -1/0/1 per sentence from GPT-2 perplexity and similarity (gecscore)."""
+"""Scribendi score: reference-free GEC metric, -1/0/1 per sentence from GPT-2 perplexity and similarity (gecscore).
+
+Generated from `gecscore.scribendi.SPEC` by `make generate`: edit the SPEC, not this file.
+"""
 
 import evaluate
 
@@ -41,7 +44,7 @@ _KWARGS_DESCRIPTION = kwargs_description("scribendi", inputs="""\
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
 class Scribendi(GECMetric):
-    """The Scribendi score as an evaluate metric."""
+    """Scribendi as an evaluate metric."""
 
     NAME = "scribendi"
 

@@ -1,4 +1,7 @@
-"""SOME: reference-free GEC metric, three BERT regressors' grammaticality, fluency and meaning ratings (gecscore)."""
+"""SOME: reference-free GEC metric, three BERT regressors' grammaticality, fluency and meaning ratings (gecscore).
+
+Generated from `gecscore.some.SPEC` by `make generate`: edit the SPEC, not this file.
+"""
 
 import evaluate
 
@@ -56,6 +59,6 @@ class Some(GECMetric):
 
     def _compute(self, sources, predictions, references=None, *, model_g="gfm-models/grammer",
                  model_f="gfm-models/fluency", model_m="gfm-models/meaning", weight_g=0.55, weight_f=0.43,
-                 weight_m=0.02, max_length=128, batch_size=32, device=None, no_cuda=False, robust=False,
-                 tokenize=False, normalize=False, max_tokens=700, sentence_scores=False, progress=False):
+                 weight_m=0.02, max_length=128, batch_size=32, device=None, no_cuda=False, robust=False, tokenize=False,
+                 normalize=False, max_tokens=700, sentence_scores=False, progress=False):
         return self.score(sources, predictions, references, locals())

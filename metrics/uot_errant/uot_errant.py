@@ -1,4 +1,7 @@
-"""UOT-ERRANT: ERRANT edits as edit vectors, matched by unbalanced optimal transport (gecscore)."""
+"""UOT-ERRANT: ERRANT edits as edit vectors, matched by unbalanced optimal transport (gecscore).
+
+Generated from `gecscore.uot_errant.SPEC` by `make generate`: edit the SPEC, not this file.
+"""
 
 import evaluate
 
@@ -62,7 +65,7 @@ _KWARGS_DESCRIPTION = kwargs_description("uot_errant", inputs="""\
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
 class UotErrant(GECMetric):
-    """UOT-ERRANT (and plain ERRANT) as an evaluate metric."""
+    """UOT-ERRANT as an evaluate metric."""
 
     NAME = "uot_errant"
 
@@ -77,6 +80,7 @@ class UotErrant(GECMetric):
                  model="google/electra-base-discriminator", beta=0.5, vectorize="ref-remove", mass="norm",
                  cost="euclidean", reg=0.1, reg_m=0.1, max_length=128, batch_size=32, device=None,
                  convention="gec-metrics", evaluation="cs", edit_size="all", filter_types=(), language="en",
-                 robust=False, tokenize=False, normalize=False, max_tokens=700, max_changed_run=80,
-                 return_sentence_scores=False, return_types=0, hyp_m2=None, ref_m2=None, return_alignments=False, progress=False):
+                 max_changed_run=80, robust=False, tokenize=False, normalize=False, max_tokens=700,
+                 return_sentence_scores=False, return_types=0, hyp_m2=None, ref_m2=None, return_alignments=False,
+                 progress=False):
         return self.score(sources, predictions, references, locals())

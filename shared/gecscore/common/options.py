@@ -183,6 +183,26 @@ class Unshardable:
 
 
 @dataclass(frozen=True)
+class ScriptText:
+    """What a metric's evaluate script says of it: evaluate's `MetricInfo` (description, citation, links) and the
+    docstring `evaluate` shows, whose option list the SPEC's options give. `make generate` writes the script
+    (`metrics/<name>/<name>.py`) from it, so the script cannot drift from the schema."""
+
+    #: The script's one-line docstring.
+    headline: str
+    citation: str
+    description: str
+    #: The `Args:` lines of the sentence inputs (the options follow, from the schema).
+    inputs: str
+    returns: str
+    #: Doctest examples, run by the test suite.
+    examples: str
+    codebase_urls: tuple[str, ...]
+    reference_urls: tuple[str, ...]
+    homepage: str = ""
+
+
+@dataclass(frozen=True)
 class MetricSpec:
     """A metric as every entry point sees it: name, title, variants, options, the module of its statistics and
     score, and what its sentence records and shards declare."""
@@ -223,6 +243,8 @@ class MetricSpec:
     #: (`gecscore.sentence_scorer.MODEL_OUTPUT_DEFAULTS`): a trained policy must not be paid for fluent text that
     #: drops the source's meaning, so a reference-free metric keeps a meaning check on (IMPARA's similarity gate).
     training_defaults: tuple[tuple[str, Any], ...] = ()
+    #: The evaluate script's text (`metrics/<name>/<name>.py` is generated from it).
+    script: ScriptText | None = None
 
     def sentence_range(self, robust: bool) -> tuple[float, float]:
         """The interval of a sentence's `score` in this mode (see `score_range`)."""

@@ -8,7 +8,7 @@ them; `counting.py` counts k-grams (per sentence, and for a whole run with array
 """
 
 from gecscore.common.exports import lazy_exports
-from gecscore.common.options import MetricSpec, Option, input_options
+from gecscore.common.options import MetricSpec, Option, ScriptText, input_options
 
 # The public interface beyond SPEC: name -> module of this package.
 _EXPORTS = {**dict.fromkeys(("DrawnGLEU", "GLEUStatistics", "Rules", "gleu", "gleu_rows", "reference_draws",
@@ -53,5 +53,56 @@ SPEC = MetricSpec(
         Option("sentences", "bool", False, "also return per-sentence records: SentGLEU, the per-reference values, "
                "the n-gram statistics (aliases `return_sentence_scores`, `sentence_scores`)", kind="output"),
         Option("progress", "bool", False, "show progress bars", kind="output"),
+    ),
+    script=ScriptText(
+        headline="GLEU: the official GLEU+ script of JFLEG (mean over 500 seeded reference draws), exactly (gecscore).",
+        citation="""\
+@inproceedings{napoles-etal-2015-ground,
+    title = "Ground Truth for Grammatical Error Correction Metrics",
+    author = "Napoles, Courtney and Sakaguchi, Keisuke and Post, Matt and Tetreault, Joel",
+    booktitle = "Proceedings of ACL-IJCNLP 2015 (Volume 2: Short Papers)",
+    year = "2015",
+    pages = "588--593",
+}
+@article{napoles-etal-2016-gleu,
+    title = "{GLEU} Without Tuning",
+    author = "Napoles, Courtney and Sakaguchi, Keisuke and Post, Matt and Tetreault, Joel",
+    journal = "arXiv preprint arXiv:1605.02592",
+    year = "2016",
+}
+""",
+        description="""\
+GLEU (GLEU+, Napoles et al. 2015, 2016) rewards hypothesis n-grams (n = 1..4) found in a reference and penalises
+those kept from the source that the reference changed, with BLEU's brevity penalty. As in the official script of
+JFLEG (keisks/jfleg `eval/gleu.py`), each of 500 iterations draws one reference per sentence from Python's `random`
+seeded with iteration × 101; the score is the mean corpus GLEU of the iterations, reported with their standard
+deviation and a normal 95% interval. Inputs are whitespace-tokenised sentences. Higher is better.
+`variant="gec-metrics"` is gec-metrics' `gleu` (GLEU in GREEN's reformulation), which scores differently.
+""",
+        inputs="""\
+    sources (list of str): whitespace-tokenised source sentences.
+    predictions (list of str): whitespace-tokenised corrected sentences, one per source.
+    references (list of list of str): one or more whitespace-tokenised references per source.
+""",
+        returns="""\
+    gleu (float): the mean corpus GLEU over the seeded reference draws.
+    std (float): the standard deviation of the iterations' corpus GLEU.
+    interval (list of 2 floats): the script's normal 95% interval, mean ± 1.96 × std.
+    iterations (int): the number of draws averaged.
+    sentences (list of dict): per sentence, when requested (SentGLEU and its n-gram statistics).
+    degenerate_sentences (list of dict): the flagged sentences.
+    signature (str): the versions and settings that produced the score.
+""",
+        examples="""\
+    >>> import evaluate
+    >>> gleu = evaluate.load("metrics/gleu")
+    >>> out = gleu.compute(sources=["He go to school yesterday ."],
+    ...                    predictions=["He went to school yesterday ."],
+    ...                    references=[["He went to school yesterday .", "He goes to school ."]])
+    >>> round(out["gleu"], 4), out["iterations"]
+    (0.454, 500)
+""",
+        codebase_urls=("https://github.com/keisks/jfleg",),
+        reference_urls=("https://aclanthology.org/P15-2097/", "https://arxiv.org/abs/1605.02592"),
     ),
 )

@@ -7,7 +7,7 @@ endpoint or a local Hugging Face causal LM). `SPEC` declares the options once.
 """
 
 from gecscore.common.exports import lazy_exports
-from gecscore.common.options import MetricSpec, Option, input_options
+from gecscore.common.options import MetricSpec, Option, ScriptText, input_options
 
 # The public interface beyond SPEC: name -> module of this package.
 _EXPORTS = {**dict.fromkeys(("JudgeStatistics", "judge_systems"), "metric"),
@@ -71,5 +71,43 @@ SPEC = MetricSpec(
         Option("sentence_scores", "bool", False, "also return the per-sentence scores (aliases "
                "`return_sentence_scores`, `sentences`)", kind="output"),
         Option("progress", "bool", False, "show a progress bar", kind="output"),
+    ),
+    script=ScriptText(
+        headline=("LLM-S / LLM-E: an LLM scores several corrections of each source from 1 to 5 with the published "
+                  "prompts of Kobayashi et al. 2024 (gecscore)."),
+        citation="""\
+@inproceedings{kobayashi-etal-2024-large,
+    title = "Large Language Models Are State-of-the-Art Evaluator for Grammatical Error Correction",
+    author = "Kobayashi, Masamune and Mita, Masato and Komachi, Mamoru",
+    booktitle = "Proceedings of the 19th Workshop on Innovative Use of NLP for Building Educational Applications",
+    year = "2024",
+    pages = "68--77",
+}
+""",
+        description="""\
+LLM-S and LLM-E (Kobayashi, Mita & Komachi 2024) ask a large language model to score, from 1 to 5, the corrections
+that several systems made of one source: up to five distinct corrections per prompt, shown as sentences (LLM-S) or
+as their ERRANT edits (LLM-E), with the published prompts. The judge is an OpenAI-compatible chat-completions
+endpoint or a local Hugging Face causal LM. A sentence scores its correction's 1-5 score; the corpus score is the mean
+over the judged sentences. Answers that cannot be read are flagged, never scored. Higher is better.
+""",
+        inputs="""\
+    sources (list of str): source sentences.
+    predictions (list of str): corrected sentences, one per source.
+""",
+        returns="""\
+    score (float): the mean 1-5 score over the judged sentences (robust: the mean of (s - 1) / 4 over all).
+    sentence_scores (list of float): per sentence, when requested (NaN where no score was read).
+    degenerate_sentences (list of dict): sentences not judged or whose answer could not be read, with the reason.
+    signature (str): the judge (backend, model) and the settings that produced the score.
+""",
+        examples="""\
+    >>> import evaluate
+    >>> judge = evaluate.load("metrics/llm_kobayashi24")
+    >>> out = judge.compute(sources=["He go to school ."], predictions=["He goes to school ."],
+    ...                     base_url="http://127.0.0.1:8000/v1", api_key="...", model="my-judge")  # doctest: +SKIP
+""",
+        codebase_urls=("https://github.com/gotutiyan/gec-metrics",),
+        reference_urls=("https://aclanthology.org/2024.bea-1.6/",),
     ),
 )

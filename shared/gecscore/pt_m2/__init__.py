@@ -4,7 +4,7 @@ Read top-down: `metric.py` (inputs and gold → edits → weights → counts →
 lattice that finds the system edits best matching the gold). `SPEC` declares the options once.
 """
 
-from gecscore.common.options import MetricSpec, Option, input_options
+from gecscore.common.options import MetricSpec, Option, ScriptText, input_options
 
 SPEC = MetricSpec(
     name="pt_m2",
@@ -48,6 +48,67 @@ SPEC = MetricSpec(
         Option("return_types", "int", 0, "per-error-type TP/FP/FN and P/R/F of the corpus: 1 = operation (M/R/U), "
                "2 = main type, 3 = full type, as errant_compare -cat (0: none)", choices=(0, 1, 2, 3), kind="output"),
         Option("progress", "bool", False, "show progress bars", kind="output"),
+    ),
+    script=ScriptText(
+        headline="PT-M2 / PT-ERRANT: M2 or ERRANT F-beta with every edit weighted by its BERTScore impact (gecscore).",
+        citation="""\
+@inproceedings{gong-etal-2022-revisiting,
+    title = "Revisiting Grammatical Error Correction Evaluation and Beyond",
+    author = "Gong, Peiyuan and Liu, Xuebo and Huang, Heyan and Zhang, Min",
+    booktitle = "Proceedings of the 2022 Conference on Empirical Methods in Natural Language Processing",
+    year = "2022",
+    pages = "6891--6902",
+    url = "https://aclanthology.org/2022.emnlp-main.463",
+}
+@inproceedings{dahlmeier-ng-2012-better,
+    title = "Better Evaluation for Grammatical Error Correction",
+    author = "Dahlmeier, Daniel and Ng, Hwee Tou",
+    booktitle = "Proceedings of the 2012 Conference of the North {A}merican Chapter of the Association for Computational Linguistics: Human Language Technologies",
+    year = "2012",
+    pages = "568--572",
+}
+""",
+        description="""\
+PT-M2 extracts the system edits with the MaxMatch (M2) lattice of the official scorer 3.2 and weighs every
+system and gold edit by |BERTScore(source with only that edit, reference) - BERTScore(source, reference)|, so
+that edits that matter for the meaning count more. Precision, recall and F-beta are ratios of summed weights;
+the best annotator is chosen per sentence (`sentm2`, the paper's PT-M2: mean of sentence F-beta) or greedily
+over the corpus (`m2`). PT-ERRANT does the same with ERRANT edits (`errant`, `senterrant`, as gec-metrics).
+With `scorer="self"` every weight is 1: plain M2 / SentM2 / ERRANT / SentERRANT.
+""",
+        inputs="""\
+    sources (list of str): whitespace-tokenised source sentences.
+    predictions (list of str): whitespace-tokenised corrected sentences.
+    references (list of list of str, optional): whitespace-tokenised corrected references per sentence.
+        With `gold_m2` they are the texts edits are weighed against, indexed by annotator id (checked
+        against the M2; default: the M2 corrections applied). Without `gold_m2` they are the gold: ERRANT
+        edits of each reference (one annotator per reference) for every variant.
+""",
+        returns="""\
+    precision, recall (float): weighted P and R in [0, 1] (sentence variants: means over sentences).
+    f0.5 (float): F-beta in [0, 1], named for beta (f1, f2, ...); higher is better.
+    score (float): the same F-beta.
+    sentence_scores (list of float): when requested.
+    edits (list of dict): when requested; per sentence the chosen annotator/reference and its weighted
+        counts, and for every annotator/reference the system edits (weight, matched) and gold edits (weight).
+    types (dict): when `return_types` > 0; `{"level", "rows": {category: {tp, fp, fn, precision, recall,
+        f0.5}}}` over each sentence's chosen annotator/reference (see the card's *Per-error-type breakdown*).
+    signature (str): the versions and settings that produced the score.
+""",
+        examples="""\
+    >>> import evaluate
+    >>> metric = evaluate.load("metrics/pt_m2", scorer="self")
+    >>> gold = ("S He go to school .\\nA 1 2|||SVA|||goes|||REQUIRED|||-NONE-|||0\\n\\n"
+    ...         "S I like it .\\nA 3 3|||M|||very much|||REQUIRED|||-NONE-|||0\\n")
+    >>> out = metric.compute(sources=["He go to school .", "I like it ."],
+    ...                      predictions=["He goes to school .", "I like it ."], gold_m2=gold)
+    >>> out["f0.5"], out["precision"], out["recall"]
+    (0.5, 1.0, 0.5)
+
+""",
+        codebase_urls=("https://github.com/pygongnlp/PT-M2", "https://github.com/gotutiyan/gec-metrics"),
+        reference_urls=("https://aclanthology.org/2022.emnlp-main.463",),
+        homepage="https://github.com/pygongnlp/PT-M2",
     ),
 )
 

@@ -5,7 +5,7 @@ weighted sum of the three min-max normalised ratings, and the corpus score their
 `metric.py` loads the regressors, runs them and scores; `SPEC` declares the options once.
 """
 
-from gecscore.common.options import MetricSpec, Option, input_options
+from gecscore.common.options import MetricSpec, Option, ScriptText, input_options
 
 SPEC = MetricSpec(
     name="some",
@@ -46,5 +46,46 @@ SPEC = MetricSpec(
         Option("sentence_scores", "bool", False, "also return the per-sentence scores (aliases "
                "`return_sentence_scores`, `sentences`)", kind="output"),
         Option("progress", "bool", False, "show a progress bar", kind="output"),
+    ),
+    script=ScriptText(
+        headline=("SOME: reference-free GEC metric, three BERT regressors' grammaticality, fluency and meaning ratings "
+                  "(gecscore)."),
+        citation="""\
+@inproceedings{yoshimura-etal-2020-reference,
+    title = "{SOME}: Reference-less Sub-Metrics Optimized for Manual Evaluations of Grammatical Error Correction",
+    author = "Yoshimura, Ryoma and Kaneko, Masahiro and Kajiwara, Tomoyuki and Komachi, Mamoru",
+    booktitle = "Proceedings of the 28th International Conference on Computational Linguistics",
+    year = "2020",
+    pages = "6516--6522",
+}
+""",
+        description="""\
+SOME (Yoshimura et al., COLING 2020) scores each corrected sentence without references: three BERT regressors,
+trained on human ratings, rate the prediction's grammaticality and fluency and the (source, prediction) pair's
+meaning preservation on a 1-4 scale; each rating is normalised to (r - 1) / 3 and the sentence score is
+0.55 grammaticality + 0.43 fluency + 0.02 meaning. The corpus score is the mean; higher is better. Computed as
+gec-metrics 0.1.1 computes it (its default checkpoints `gfm-models/grammer`, `gfm-models/fluency`,
+`gfm-models/meaning`, from the Hugging Face Hub, or local directories).
+""",
+        inputs="""\
+    sources (list of str): the input sentences (read by the meaning-preservation regressor).
+    predictions (list of str): the corrected sentences to score.
+""",
+        returns="""\
+    some (float): the mean sentence score.
+    sentence_scores (list of float): per sentence, when requested.
+    degenerate_sentences (list of dict): the flagged sentences (truncated inputs, empty predictions).
+    signature (str): the versions and settings that produced the score.
+""",
+        examples="""\
+    >>> import evaluate
+    >>> some = evaluate.load("metrics/some")
+    >>> some.compute(sources=["He go to school ."], predictions=["He goes to school ."])
+    Traceback (most recent call last):
+    ...
+    OSError: cannot load the SOME regressor 'gfm-models/grammer'...
+""",
+        codebase_urls=("https://github.com/kokeman/SOME", "https://github.com/gotutiyan/gec-metrics"),
+        reference_urls=("https://aclanthology.org/2020.coling-main.573/",),
     ),
 )
