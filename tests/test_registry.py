@@ -9,6 +9,7 @@ import evaluate
 import pytest
 
 from gecscore import registry
+from gecscore.common.statistics import MetricRunner
 from gecscore.impara_ged.metric import Impara
 from gecscore.uot_errant.metric import UOTConfig
 
@@ -121,6 +122,21 @@ def test_every_runner_implements_the_protocol(name):
     runner = registry.runner(name)
     for function in ("statistics_systems", "score", "check_models"):
         assert callable(getattr(runner, function, None)), f"{name}: its runner has no {function}"
+    assert isinstance(runner, MetricRunner)
+    gather = inspect.signature(runner.statistics_systems).parameters
+    assert list(gather)[:3] == ["sources", "systems", "references"]
+    assert gather["progress"].kind is inspect.Parameter.KEYWORD_ONLY
+    assert any(p.kind is inspect.Parameter.VAR_KEYWORD for p in gather.values())
+    assert len(inspect.signature(runner.score).parameters) == 1
+    assert len(inspect.signature(runner.check_models).parameters) == 1
+
+
+def test_a_runner_without_the_protocol_is_an_error_naming_what_it_lacks(monkeypatch):
+    monkeypatch.setitem(registry.SPECS, "gleu", dataclasses.replace(registry.SPECS["gleu"],
+                                                                    runner="gecscore.gleu.counting"))
+    with pytest.raises(TypeError, match=r"gecscore.gleu.counting, the runner of 'gleu', does not provide "
+                                        r"\['check_models', 'statistics_systems', 'score'\]"):
+        registry.runner("gleu")
 
 
 def test_the_readme_table_of_metrics_is_generated_from_the_registry():

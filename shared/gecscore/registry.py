@@ -14,7 +14,6 @@ from __future__ import annotations
 import dataclasses
 import importlib
 from dataclasses import dataclass
-from types import ModuleType
 from typing import Any, Mapping, Sequence
 
 from gecscore.bertscore import SPEC as BERTSCORE
@@ -24,7 +23,7 @@ from gecscore.common.inputs import prepare
 from gecscore.common.m2io import m2_references, read_m2_input
 from gecscore.common.options import MetricSpec, did_you_mean, input_options
 from gecscore.common.results import MetricResult
-from gecscore.common.statistics import Statistics
+from gecscore.common.statistics import MetricRunner, Statistics
 from gecscore.gleu import SPEC as GLEU
 from gecscore.gotoscorer import SPEC as GOTOSCORER
 from gecscore.green import SPEC as GREEN
@@ -146,10 +145,14 @@ def check_options(name: str, options: Mapping[str, Any]) -> dict[str, Any]:
     return checked
 
 
-def runner(name: str) -> ModuleType:
-    """The module with the metric's `statistics_systems` and `score` (`gecscore.common.statistics`), imported on
+def runner(name: str) -> MetricRunner:
+    """The module with the metric's `check_models`, `statistics_systems` and `score` (`MetricRunner`), imported on
     first use so that looking up a schema loads no model code."""
-    return importlib.import_module(spec(name).runner)
+    module = importlib.import_module(spec(name).runner)
+    if not isinstance(module, MetricRunner):
+        missing = [f for f in ("check_models", "statistics_systems", "score") if not callable(getattr(module, f, None))]
+        raise TypeError(f"{module.__name__}, the runner of {name!r}, does not provide {missing} (MetricRunner)")
+    return module
 
 
 @dataclass(frozen=True)

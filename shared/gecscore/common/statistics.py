@@ -21,9 +21,12 @@ refuses by that reason. Settings that always make them corpus-dependent are decl
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, ClassVar, Mapping, Sequence, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Mapping, Protocol, Sequence, TypeVar, runtime_checkable
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from gecscore.common.results import MetricResult
 
 S = TypeVar("S", bound="Statistics")
 
@@ -90,3 +93,21 @@ class Statistics:
         degenerate = tuple({**r, "index": r["index"] + offset} for p, offset in zip(parts, offsets)
                            for r in p.degenerate)
         return dataclasses.replace(first, degenerate=degenerate, **fields)
+
+
+@runtime_checkable
+class MetricRunner(Protocol):
+    """What a metric's runner module (`MetricSpec.runner`) provides to every generic caller: the registry, the CLI,
+    the leaderboard, sharding, the sentence scorer and the Trainer hook call nothing else of a metric. A module
+    satisfies it by defining the three functions; `registry.runner` checks that it does when it imports one."""
+
+    def check_models(self, options: Mapping[str, Any]) -> None:
+        """Raise, naming the option, when a model these options need cannot be loaded (before any work)."""
+
+    def statistics_systems(self, sources: Sequence[str] | None, systems: Mapping[str, Sequence[str] | None],
+                           references: Any = None, *, progress: bool = False,
+                           **options: Any) -> Mapping[str, Statistics]:
+        """One `Statistics` per system, every system of the run at once."""
+
+    def score(self, stats: Any) -> MetricResult:
+        """The metric's corpus rule over one system's statistics: every number of its result."""
