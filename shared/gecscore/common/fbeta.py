@@ -26,13 +26,17 @@ Convention = Literal["errant", "denominator", "m2"]
 CONVENTIONS: tuple[str, ...] = ("errant", "denominator", "m2")
 
 
-def f_beta(p: Value, r: Value, beta: float, convention: Convention) -> Value:
-    """F_β = (1 + β²)PR / (β²P + R), with `convention`'s value where a denominator vanishes.
+def beta_squared(beta: float, convention: Convention) -> float:
+    """β² as the convention's reference computes it: `beta * beta` for M², as m2scorer does, and Python's
+    `beta ** 2` otherwise, as ERRANT does; the two round differently for about one β in a thousand. M²'s
+    tie-break between annotators (`proposed + β²·gold`) uses it too."""
+    return beta * beta if convention == "m2" else beta ** 2
 
-    β² is `beta * beta` for M², as m2scorer computes it, and Python's `beta ** 2` otherwise, as ERRANT does: the
-    two round differently for about one β in a thousand.
-    """
-    b2 = beta * beta if convention == "m2" else beta ** 2
+
+def f_beta(p: Value, r: Value, beta: float, convention: Convention) -> Value:
+    """F_β = (1 + β²)PR / (β²P + R), with `convention`'s value where a denominator vanishes (β² by
+    `beta_squared`)."""
+    b2 = beta_squared(beta, convention)
     denominator = b2 * p + r
     if convention == "m2":
         return ratio((1.0 + b2) * p * r, denominator, denominator == 0, 0.0)

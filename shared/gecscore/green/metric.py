@@ -27,6 +27,7 @@ from typing import Any, ClassVar, Mapping, Sequence
 
 import numpy as np
 
+from gecscore.common.fbeta import f_beta
 from gecscore.common.inputs import tokenise_or_check
 from gecscore.common.progress import progress_bar
 from gecscore.common.results import MetricResult, sentence_core
@@ -173,11 +174,10 @@ def geometric_mean(values: Sequence[float]) -> float:
 
 def green(counts: Sequence[Sequence[int]], beta: float) -> tuple[float, float, float]:
     """(F-beta, precision, recall) of `(order, 7)` category counts: the geometric means over the orders and
-    (1 + β²)·P·R / (β²·P + R), 0 when P + R is 0, in gec-metrics' order of operations."""
+    (1 + β²)·P·R / (β²·P + R), 0 when P + R is 0 (`fbeta.f_beta`'s ERRANT rule: gec-metrics' operations in its
+    order; β > 0, so the denominator vanishes only there)."""
     precision, recall = (geometric_mean(values) for values in precision_recall(counts))
-    if not precision + recall:
-        return 0.0, precision, recall
-    return (1 + beta ** 2) * precision * recall / (beta ** 2 * precision + recall), precision, recall
+    return f_beta(precision, recall, beta, "errant"), precision, recall
 
 
 def best_reference(per_reference: Sequence[float]) -> int:

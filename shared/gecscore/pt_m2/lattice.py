@@ -23,7 +23,7 @@ import numpy as np
 
 from gecscore.common.bootstrap import GreedyReferences
 from gecscore.common.errant_scoring import PRF
-from gecscore.common.fbeta import m2_prf
+from gecscore.common.fbeta import beta_squared, m2_prf
 from gecscore.common.sharing import SharedWithin
 
 if TYPE_CHECKING:
@@ -685,7 +685,7 @@ def prf(counts: M2Counts, beta: float = 0.5) -> PRF:
 def choose_annotator(candidates: Sequence[M2Counts], totals: M2Counts = M2Counts(0, 0, 0), beta: float = 0.5) -> int:
     """Index of the annotator maximising F_β of `totals` plus its counts; ties: more correct, then smaller
     `proposed + β²·gold`; the first one wins remaining ties."""
-    b2 = beta * beta
+    b2 = beta_squared(beta, "m2")
     best = -1
     best_key: tuple[float, float, float] = (-INF, -INF, INF)
     for k, counts in enumerate(candidates):
@@ -727,7 +727,7 @@ def corpus_m2(counts: Iterable[Sequence[M2Counts]], beta: float = 0.5) -> M2Resu
 def m2_greedy(per_sentence: Sequence[Sequence[Sequence[float]]], beta: float) -> GreedyReferences:
     """Corpus M² F_β with the official scorer's greedy annotator choice, on the corpus (`corpus_m2`) or on
     resamples: the one implementation of the rule."""
-    b2 = beta * beta
+    b2 = beta_squared(beta, "m2")
 
     def f(counts: np.ndarray) -> np.ndarray:
         return m2_prf(counts[..., 0], counts[..., 1], counts[..., 2], beta)[2]
