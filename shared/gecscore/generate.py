@@ -1,8 +1,9 @@
 """`make generate`: every file and block that repeats the registry, written from the registry's SPECS.
 
 The metrics' evaluate scripts (`metrics/<name>/<name>.py`, from `MetricSpec.script` and the options), the option
-tables of their cards and the README's table of metrics (`gecscore.cards`), and the lists of metric packages in
-setup.cfg's import contracts. A metric is declared once, in its package's SPEC; these files are committed so that
+tables of their cards and the README's table of metrics (`gecscore.cards`), the lists of metric packages in
+setup.cfg's import contracts, and the API reference's page of metric packages (`docs/api/metrics.md`, from each
+package's exported names). A metric is declared once, in its package's SPEC; these files are committed so that
 the Hub folders stay plain files, and a test fails when one of them is out of date (`outdated`).
 
 `python -m gecscore.generate [--root DIR] [--check]` rewrites them under the repository `DIR` (default: the
@@ -12,6 +13,7 @@ current directory); with `--check` it writes nothing and exits 1 naming the file
 from __future__ import annotations
 
 import argparse
+import importlib
 import re
 import sys
 import textwrap
@@ -116,6 +118,33 @@ def import_contracts(setup_cfg: str) -> str:
     return _FORBIDDEN.sub(lambda m: m.group(1) + "".join(f"    {p}.*\n" for p in packages), setup_cfg, count=1)
 
 
+API_INTRO = """\
+# The metric packages
+
+<!-- generated from the registry's SPECS and each package's exported names by `make generate` -->
+
+Each metric is a package: `SPEC` (its `MetricSpec`: name, variants and every option with its type, default, range
+and doc) and the names its `__init__` exports, imported on first use. The option tables of the metric cards are
+generated from `SPEC`. A metric runs through [`gecscore.registry.run`](registry.md); its other modules are internal.
+"""
+
+
+def api_page() -> str:
+    """`docs/api/metrics.md`: per metric, in the registry's order, its package (SPEC and docstring) and then the
+    names it exports, grouped by the module that defines them."""
+    parts = [API_INTRO]
+    for name, spec in registry.SPECS.items():
+        parts.append(f"## {spec.title}\n\n::: gecscore.{name}\n    options:\n      members: false\n")
+        by_module: dict[str, list[str]] = {}
+        for export, module in getattr(importlib.import_module(f"gecscore.{name}"), "_EXPORTS", {}).items():
+            by_module.setdefault(module, []).append(export)
+        for module, names in by_module.items():
+            members = textwrap.fill(", ".join(sorted(names)), WIDTH - 1, initial_indent=" " * 16,
+                                    subsequent_indent=" " * 16).lstrip()
+            parts.append(f"::: gecscore.{name}.{module}\n    options:\n      members: [{members}]\n")
+    return "\n".join(parts)
+
+
 def targets(root: Path) -> dict[Path, Callable[[str | None], str]]:
     """Every generated file under the repository `root`, each with how to write it from its current text."""
     found: dict[Path, Callable[[str | None], str]] = {}
@@ -124,6 +153,7 @@ def targets(root: Path) -> dict[Path, Callable[[str | None], str]]:
         found[root / "metrics" / name / "README.md"] = lambda text, name=name: cards.render(_text(text), name)
     found[root / "README.md"] = lambda text: cards.render_readme(_text(text))
     found[root / "setup.cfg"] = lambda text: import_contracts(_text(text))
+    found[root / "docs" / "api" / "metrics.md"] = lambda _: api_page()
     return found
 
 
