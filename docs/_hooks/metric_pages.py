@@ -24,9 +24,9 @@ def metric_names() -> list[str]:
     return list(SPECS)
 
 
-def card_page(name: str) -> str:
-    """The site's page of metric `name`: its card without the front matter."""
-    card = (REPO / "metrics" / name / "README.md").read_text(encoding="utf-8")
+def card_page(name: str, root: Path = REPO) -> str:
+    """The site's page of metric `name`: its card (`<root>/metrics/<name>/README.md`) without the front matter."""
+    card = (root / "metrics" / name / "README.md").read_text(encoding="utf-8")
     return FRONT_MATTER.sub("", card, count=1).lstrip()
 
 

@@ -37,7 +37,7 @@ def metrics_block() -> str:
 
 def options_block(name: str) -> str:
     """The generated block (markers included) for metric `name`."""
-    note = f"<!-- generated from gecscore.{name}.SPEC by `make generate`; edit the schema, not this table -->"
+    note = f"<!-- generated from {registry.package(name)}.SPEC by `make generate`; edit the schema, not this table -->"
     return f"{BEGIN}\n{note}\n\n{registry.SPECS[name].markdown_table()}\n\n{END}"
 
 

@@ -1,6 +1,7 @@
 """`make generate`: every file and block that repeats the registry, written from the registry's SPECS.
 
-The metrics' evaluate scripts (`metrics/<name>/<name>.py`, from `MetricSpec.script` and the options), the option
+The metrics' evaluate scripts (`metrics/<name>/<name>.py`, from `MetricSpec.script` and the options), the Space
+apps of the metrics that declare their Space in the SPEC (`spaces/<name>/app.py`, `MetricSpec.space`), the option
 tables of their cards and the README's table of metrics (`gecscore.cards`), the lists of metric packages in
 setup.cfg's import contracts, and the API reference's page of metric packages (`docs/api/metrics.md`, from each
 package's exported names). A metric is declared once, in its package's SPEC; these files are committed so that
@@ -24,7 +25,7 @@ from gecscore import cards, registry
 from gecscore.common.options import MetricSpec
 
 #: The start of every generated evaluate script, after its headline.
-SCRIPT_NOTE = "Generated from `gecscore.{name}.SPEC` by `make generate`: edit the SPEC, not this file."
+SCRIPT_NOTE = "Generated from `{package}.SPEC` by `make generate`: edit the SPEC, not this file."
 #: How wide a generated line may be (the repository's line length).
 WIDTH = 120
 #: setup.cfg's import-contract lines that list the metric packages.
@@ -73,7 +74,7 @@ def script(name: str) -> str:
     homepage = f'            homepage="{text.homepage}",\n' if text.homepage else ""
     return f'''"""{headline}
 
-{SCRIPT_NOTE.format(name=name)}
+{SCRIPT_NOTE.format(package=registry.package(name))}
 """
 
 import evaluate
@@ -103,6 +104,33 @@ class {class_name(name)}(GECMetric):
 
 {_parameters(spec)}
         return self.score(sources, predictions, references, locals())
+'''
+
+
+def space_app(name: str) -> str:
+    """The Space app of a metric whose SPEC declares its Space (`MetricSpec.space`): all of it is the SPEC's."""
+    spec = registry.SPECS[name]
+    if spec.space is None:
+        raise ValueError(f"gecscore.{name}.SPEC declares no `space`; its app is written by hand")
+    return f'''"""{spec.title} Space, built from its SPEC (`gecscore.spaces.generic`).
+
+{SCRIPT_NOTE.format(package=registry.package(name))}
+"""
+
+from __future__ import annotations
+
+from gecscore.spaces import generic
+
+NAME = "{name}"
+
+
+def build_demo(metric=None):
+    """The {spec.title} Space."""
+    return generic.build_demo(NAME, metric, __file__)
+
+
+if __name__ == "__main__":
+    generic.serve_metric(NAME, __file__)
 '''
 
 
@@ -151,6 +179,8 @@ def targets(root: Path) -> dict[Path, Callable[[str | None], str]]:
     for name in registry.SPECS:
         found[root / "metrics" / name / f"{name}.py"] = lambda _, name=name: script(name)
         found[root / "metrics" / name / "README.md"] = lambda text, name=name: cards.render(_text(text), name)
+        if registry.SPECS[name].space is not None:
+            found[root / "spaces" / name / "app.py"] = lambda _, name=name: space_app(name)
     found[root / "README.md"] = lambda text: cards.render_readme(_text(text))
     found[root / "setup.cfg"] = lambda text: import_contracts(_text(text))
     found[root / "docs" / "api" / "metrics.md"] = lambda _: api_page()
@@ -159,7 +189,8 @@ def targets(root: Path) -> dict[Path, Callable[[str | None], str]]:
 
 def _text(text: str | None) -> str:
     if text is None:
-        raise ValueError("a generated block needs its file, which is missing")
+        raise ValueError("a generated block needs its file (a card needs its hand-written text and the "
+                         "<!-- options:begin --> <!-- options:end --> markers), which is missing")
     return text
 
 
@@ -193,6 +224,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1 if stale else 0
     for path in stale:
         current = path.read_text(encoding="utf-8") if path.is_file() else None
+        path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(targets(args.root)[path](current), encoding="utf-8")
         print(f"updated {path}")
     return 0

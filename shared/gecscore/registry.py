@@ -24,7 +24,8 @@ from gecscore.common.results import MetricResult
 from gecscore.common.statistics import MetricRunner, Statistics
 
 #: The metric packages, in the order every table lists them. A metric is registered by its line here; everything
-#: else about it is read from its package's SPEC (`make generate` writes the files that repeat it).
+#: else about it is read from its package's SPEC (`make generate` writes the files that repeat it). A metric
+#: packaged outside gecscore registers itself with one entry point instead (`ENTRY_POINTS`).
 METRIC_PACKAGES: tuple[str, ...] = (
     "uot_errant",
     "pt_m2",
@@ -38,8 +39,29 @@ METRIC_PACKAGES: tuple[str, ...] = (
     "bertscore",
     "llm_kobayashi24",
 )
-SPECS: dict[str, MetricSpec] = {spec.name: spec for spec in (importlib.import_module(f"gecscore.{package}").SPEC
-                                                             for package in METRIC_PACKAGES)}
+#: The entry-point group through which another distribution adds a metric: `<name> = "<package with a SPEC>"`
+#: (in pyproject.toml, `[project.entry-points."gecscore.metrics"]`). Its metrics follow ours, by name.
+ENTRY_POINTS = "gecscore.metrics"
+
+
+def _registered() -> dict[str, MetricSpec]:
+    """Our metric packages' SPECs, then those of the entry points; two metrics of one name are an error."""
+    from importlib.metadata import entry_points
+
+    modules = [f"gecscore.{package}" for package in METRIC_PACKAGES]
+    modules += [point.value for point in sorted(entry_points(group=ENTRY_POINTS), key=lambda p: p.name)]
+    specs: dict[str, MetricSpec] = {}
+    for module in modules:
+        spec_ = getattr(importlib.import_module(module), "SPEC", None)
+        if not isinstance(spec_, MetricSpec):
+            raise TypeError(f"{module} is registered as a gecscore metric but has no SPEC (a MetricSpec)")
+        if spec_.name in specs:
+            raise ValueError(f"two metrics are named {spec_.name!r}: {module} and an earlier registration")
+        specs[spec_.name] = spec_
+    return specs
+
+
+SPECS: dict[str, MetricSpec] = _registered()
 
 
 @dataclass(frozen=True)
@@ -85,6 +107,11 @@ def spec(name: str) -> MetricSpec:
     """The schema of a metric or of a preset's metric."""
     name = _check_name(name)
     return SPECS[PRESETS[name].metric if name in PRESETS else name]
+
+
+def package(name: str) -> str:
+    """The package that declares metric `name` (its runner module's package: `gecscore.gleu` for GLEU)."""
+    return SPECS[name].runner.rpartition(".")[0]
 
 
 def title(name: str) -> str:

@@ -203,6 +203,17 @@ class ScriptText:
 
 
 @dataclass(frozen=True)
+class SpaceText:
+    """A Space built from the SPEC alone (`gecscore.spaces.generic`; `make generate` writes its `app.py`): the
+    page's introduction, the options it offers as controls (from the schema: values, default and range) and
+    sentence examples (source, hypothesis, and the references one per line for a reference-based metric)."""
+
+    intro: str
+    settings: tuple[str, ...] = ()
+    sentence_examples: tuple[tuple[str, ...], ...] = ()
+
+
+@dataclass(frozen=True)
 class MetricSpec:
     """A metric as every entry point sees it: name, title, variants, options, the module of its statistics and
     score, and what its sentence records and shards declare."""
@@ -245,6 +256,8 @@ class MetricSpec:
     training_defaults: tuple[tuple[str, Any], ...] = ()
     #: The evaluate script's text (`metrics/<name>/<name>.py` is generated from it).
     script: ScriptText | None = None
+    #: A Space generated from the SPEC (None: the metric's Space app is written by hand, `spaces/<name>/app.py`).
+    space: SpaceText | None = None
 
     def sentence_range(self, robust: bool) -> tuple[float, float]:
         """The interval of a sentence's `score` in this mode (see `score_range`)."""
