@@ -64,7 +64,11 @@ def test_leaderboard_shows_the_percentile_interval_and_names_it():
     text = board.render("text")
     assert f"[{near.low:.4f}, {near.high:.4f}]" in text and "95% CI (percentile)" in text
     assert "95% CI: percentile bootstrap, 1000 resamples (seed 12345)" in text
-    assert json.loads(board.render("json"))["systems"][0]["interval"] == {**near.as_dict(), "method": "percentile"}
+    shown = json.loads(board.render("json"))["systems"][0]["interval"]
+    assert shown == {**near.as_dict(), "method": "percentile"}
+    # sacrebleu's two numbers are named for what they are: no `mean ± ci` to misread as the interval
+    assert not {"mean", "ci"} & set(shown)
+    assert (shown["sacrebleu_mean"], shown["sacrebleu_half_width"]) == (near.mean, near.ci)
 
 
 @pytest.mark.parametrize("corpus", CORPORA)

@@ -456,12 +456,8 @@ def legacy_result(metric: str, board: Any, *, bootstrapped: bool) -> dict[str, A
 
 
 def _interval(key: str, interval: Any) -> dict[str, Any]:
-    """The interval as JSON: `low` and `high` are its only bounds (`method` says how they were made); sacrebleu's
-    mean and half-width are kept for comparison under names that say what they are, so that nobody reads
-    `mean ± ci` (which can leave [0, 1]) as the interval."""
-    return {"score": key, "low": interval.low, "high": interval.high, "method": interval.method,
-            "sacrebleu_mean": interval.mean, "sacrebleu_half_width": interval.ci, "n_samples": interval.n_samples,
-            "seed": interval.seed}
+    """The interval as JSON (`Interval.as_dict`), `score` naming the result's key it is the interval of."""
+    return {**interval.as_dict(), "score": key}
 
 
 def _label(path: Path) -> str:

@@ -144,8 +144,12 @@ class Interval:
         return cls(float(score), *percentile_interval(scores), *estimate_ci(scores), int(n_samples), seed)
 
     def as_dict(self) -> dict[str, Any]:
-        """Plain-Python fields."""
-        return asdict(self)
+        """The interval as JSON: `low` and `high` are its only bounds and `method` says how they were made;
+        sacrebleu's mean and half-width are named for what they are (`sacrebleu_mean`, `sacrebleu_half_width`),
+        so that nobody reads `mean ± ci`, which can leave [0, 1], as the interval."""
+        return {"score": self.score, "low": self.low, "high": self.high, "method": self.method,
+                "sacrebleu_mean": self.mean, "sacrebleu_half_width": self.ci, "n_samples": self.n_samples,
+                "seed": self.seed}
 
 
 @dataclass(frozen=True)
