@@ -3,6 +3,7 @@
 import dataclasses
 import importlib.util
 import inspect
+import typing
 from pathlib import Path
 
 import evaluate
@@ -10,7 +11,9 @@ import pytest
 
 from gecscore import registry
 from gecscore.common.statistics import MetricRunner
+from gecscore.cleme2.metric import ClemeConfig
 from gecscore.impara_ged.metric import Impara
+from gecscore.pt_m2.metric import Variant as PtVariant
 from gecscore.uot_errant.metric import UOTConfig
 
 METRICS = Path(__file__).resolve().parents[1] / "metrics"
@@ -45,6 +48,10 @@ def test_cores_take_the_registry_settings():
                                                                          uot.names("setting")}
     impara = registry.SPECS["impara_ged"]
     assert set(inspect.signature(Impara).parameters) == set(impara.names("setting"))
+    cleme = registry.SPECS["cleme2"]
+    # every setting but where the encoder runs, which changes no CLEME score
+    assert {f.name for f in dataclasses.fields(ClemeConfig)} == set(cleme.names("setting")) - {"device"}
+    assert typing.get_args(PtVariant) == registry.SPECS["pt_m2"].variants
 
 
 def test_config_name_selects_the_variant():

