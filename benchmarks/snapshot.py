@@ -49,6 +49,12 @@ CONFIGS: dict[str, tuple[str, dict[str, Any]]] = {
     "cleme2-sim": ("cleme2", MINILM),
     "cleme2-sim-sent": ("cleme2", {**MINILM, "level": "sentence", "assumption": "independent"}),
     "impara-ged": ("impara_ged", {"model": "embedded"}),
+    "gleu": ("gleu", {}),
+    "gleu-gec-metrics-tokenize": ("gleu", {"variant": "gec-metrics", "tokenize": True}),
+    "sentgleu": ("sentgleu", {}),
+    "green": ("green", {}),
+    "gotoscorer": ("gotoscorer", {}),
+    "bertscore": ("bertscore", {**MINILM, "rescale_with_baseline": False}),
 }
 
 

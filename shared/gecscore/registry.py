@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
 from gecscore.common.degenerate import merge, report
-from gecscore.common.inputs import prepare
+from gecscore.common.inputs import check_reference_index, metric_texts, prepare
 from gecscore.common.m2io import m2_references, read_m2_input
 from gecscore.common.options import MetricSpec, did_you_mean, input_options
 from gecscore.common.results import MetricResult
@@ -222,7 +222,19 @@ def _prepare(name: str, sources: Sequence[str] | None, systems: Mapping[str, Seq
         prepared = prepare(sources, systems, references, robust=options.get("robust", False), **text)
         sources, systems, references, flags = (prepared.sources, prepared.systems, prepared.references,
                                                prepared.flags)
+    if metric.reference_option is not None:
+        option = metric.reference_option
+        check_reference_index(references, option, options.get(option, metric.option(option).default), metric.title)
     return _Prepared(metric, sources, systems, references, options, text, flags)
+
+
+def _metric_texts(call: _Prepared) -> tuple[Any, Mapping[str, Any], Any]:
+    """The sentences in the form the metric takes them (`MetricSpec.text_form`; None: as the input layer left
+    them, for the metric to prepare)."""
+    if call.metric.text_form is None or call.sources is None:
+        return call.sources, call.systems, call.references
+    tokenize = call.options.get("tokenize", call.metric.option("tokenize").default)
+    return metric_texts(call.metric.text_form, call.sources, call.systems, call.references, tokenize=tokenize)
 
 
 def statistics_systems(name: str, sources: Sequence[str] | None, systems: Mapping[str, Sequence[str] | None],
@@ -232,8 +244,7 @@ def statistics_systems(name: str, sources: Sequence[str] | None, systems: Mappin
     (`gecscore.common.statistics`), the input layer's degenerate records among them. `score` finishes the run."""
     call = _prepare(name, sources, systems, references, gold_m2, dict(options))
     module = runner(name)
-    gathered = module.statistics_systems(call.sources, call.systems, call.references, progress=progress,
-                                         **call.options)
+    gathered = module.statistics_systems(*_metric_texts(call), progress=progress, **call.options)
     robust = bool(call.options.get("robust", False))
     return {system: dataclasses.replace(stats, settings={**stats.settings, **call.text}, degenerate=tuple(merge(
         call.flags.get(system, []),

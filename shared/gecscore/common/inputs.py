@@ -202,3 +202,31 @@ def tokenise_or_check(sources: list[str], predictions: Sequence[list[str]], refe
     except ValueError as error:
         raise ValueError(f"{error} (index counts references in reading order)") from None
     return sources, list(predictions), references
+
+
+def metric_texts(form: str, sources: list[str], systems: Mapping[str, list[str]],
+                 references: list[list[str]] | None, *, tokenize: bool
+                 ) -> tuple[list[str], dict[str, list[str]], list[list[str]] | None]:
+    """The checked texts in the form a metric declares (`MetricSpec.text_form`), every system at once: "tokens"
+    through `tokenise_or_check`, "raw" spaCy-tokenised only with `tokenize`."""
+    names = list(systems)
+    if form == "tokens":
+        sources, predictions, refs = tokenise_or_check(sources, [systems[n] for n in names], references or [],
+                                                       tokenize=tokenize)
+        return sources, dict(zip(names, predictions)), None if references is None else refs
+    if form != "raw":
+        raise ValueError(f"unknown text form {form!r}")
+    if not tokenize:
+        return sources, dict(systems), references
+    from gecscore.common.edits import tokenize as spacy_tokenize
+
+    return (spacy_tokenize(sources), {n: spacy_tokenize(systems[n]) for n in names},
+            None if references is None else [spacy_tokenize(group) for group in references])
+
+
+def check_reference_index(references: list[list[str]] | None, option: str, index: int, metric: str) -> None:
+    """Every sentence has reference `index` (the one reference a metric scores against, named by `option`)."""
+    for i, refs in enumerate(references or []):
+        if index >= len(refs):
+            raise ValueError(f"`{option}` is {index} but `references[{i}]` has {len(refs)} reference(s); {metric} "
+                             "scores against one reference, present in every sentence")

@@ -254,6 +254,14 @@ class MetricSpec:
     #: (`gecscore.sentence_scorer.MODEL_OUTPUT_DEFAULTS`): a trained policy must not be paid for fluent text that
     #: drops the source's meaning, so a reference-free metric keeps a meaning check on (IMPARA's similarity gate).
     training_defaults: tuple[tuple[str, Any], ...] = ()
+    #: How the input layer hands the metric its text (`gecscore.common.inputs.metric_texts`): "tokens",
+    #: whitespace-tokenised (spaCy-tokenised with `tokenize`, else checked to be tokenised already); "raw",
+    #: spaCy-tokenised with `tokenize`, else as given; None: the metric prepares its own (its public classes take
+    #: text directly, or an M2 file fixes the tokens).
+    text_form: Literal["tokens", "raw"] | None = None
+    #: The option naming the one reference per sentence the metric scores against (GoToScorer's `ref_id`): every
+    #: sentence must have it, checked by the input layer before any work.
+    reference_option: str | None = None
     #: The evaluate script's text (`metrics/<name>/<name>.py` is generated from it).
     script: ScriptText | None = None
     #: A Space generated from the SPEC (None: the metric's Space app is written by hand, `spaces/<name>/app.py`).

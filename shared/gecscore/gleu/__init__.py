@@ -26,6 +26,7 @@ SPEC = MetricSpec(
             "over 500 seeded reference draws (the official JFLEG script)",
     variants=("official", "gec-metrics"),
     runner="gecscore.gleu.metric",
+    text_form="tokens",
     sentence_option="sentences",
     statistics=STATISTICS,
     sentence_fields=(

@@ -26,11 +26,9 @@ from typing import Any, ClassVar, Mapping, Sequence
 import numpy as np
 
 from gecscore.common.bootstrap import SentenceMean
-from gecscore.common.inputs import tokenise_or_check
 from gecscore.common.results import MetricResult, sentence_core
 from gecscore.common.signature import make_signature
 from gecscore.common.statistics import Statistics
-from gecscore.common.validation import check_references, check_texts
 from gecscore.gleu import SPEC, counting, reformulated
 from gecscore.gleu.counting import Grams, ngram_counts
 
@@ -310,20 +308,6 @@ class GLEUStatistics(Statistics):
     perfect: tuple[int, ...]
 
 
-def prepare_text(sources: Any, systems: Mapping[str, Any], references: Any, *, tokenize: bool
-                 ) -> tuple[list[str], dict[str, list[str]], list[list[str]]]:
-    """The sentence lists checked (same length, references per example), then spaCy-tokenised or checked to be
-    whitespace-tokenised, all systems at once: GLEU counts whitespace tokens, as the script's `split()` does."""
-    sources = check_texts("sources", sources)
-    predictions = [check_texts("predictions", texts) for texts in systems.values()]
-    for texts in predictions:
-        if len(texts) != len(sources):
-            raise ValueError(f"`predictions` has {len(texts)} sentences but `sources` has {len(sources)}")
-    references = check_references(references, len(sources))
-    sources, predictions, references = tokenise_or_check(sources, predictions, references, tokenize=tokenize)
-    return sources, dict(zip(systems, predictions)), references
-
-
 def statistics_systems(sources: Sequence[str], systems: Mapping[str, Sequence[str]],
                        references: Sequence[Sequence[str]] | None = None, *, progress: bool = False,
                        **options: Any) -> dict[str, GLEUStatistics]:
@@ -332,7 +316,7 @@ def statistics_systems(sources: Sequence[str], systems: Mapping[str, Sequence[st
     opts = SPEC.resolve(options)
     rules = variant_rules(opts)
     signature = make_signature("gleu", {k: opts[k] for k in SETTINGS}, libraries=())
-    sources, predictions, references = prepare_text(sources, systems, references, tokenize=opts["tokenize"])
+    predictions = {name: list(texts) for name, texts in systems.items()}  # tokenised by the input layer
     counts = rules.run_counts(sources, predictions, references)
     return {name: GLEUStatistics(settings=opts, signature=signature, counts=counts[name], perfect=tuple(
         next((k for k, r in enumerate(group) if r == h), -1) for h, group in zip(hyps, references)))

@@ -29,6 +29,8 @@ SPEC = MetricSpec(
             "its correction difficulty (gec-metrics 0.1.1)",
     variants=(),
     runner="gecscore.gotoscorer.metric",
+    text_form="tokens",
+    reference_option="ref_id",
     statistics=("tp", "fp", "fn", "tn"),
     sentence_fields=(
         ("f{beta}", "the sentence's F-beta on its weighted chunk counts; equal to `score`"),

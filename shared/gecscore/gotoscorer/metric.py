@@ -22,12 +22,11 @@ from gecscore.common.degenerate import ZERO_WEIGHT_EDITS, flag
 from gecscore.common.edits import get_extractor
 from gecscore.common.errant_compare import category_of
 from gecscore.common.errant_scoring import Counts, FScore, errant_greedy
-from gecscore.common.inputs import tokenise_or_check
 from gecscore.common.results import MetricResult, sentence_core
 from gecscore.common.signature import make_signature
 from gecscore.common.statistics import Statistics
 from gecscore.common.caller import warn
-from gecscore.common.validation import UnusedReferencesWarning, check_references, check_texts
+from gecscore.common.validation import UnusedReferencesWarning
 from gecscore.gotoscorer import SPEC, WEIGHT_MODES
 from gecscore.gotoscorer.chunks import DUMMY, Chunk, chunk_sequence, outcome, typed_counts
 from gecscore.gotoscorer.weights import difficulty, evaluations, read_weight_file, write_weight_file
@@ -49,24 +48,6 @@ class GoToScorerStatistics(Statistics):
 
     typed: tuple[tuple[Mapping[str, tuple[float, float, float, float]], ...], ...]
     chunks: tuple[tuple[ChunkRow, ...], ...]
-
-
-def prepare_text(sources: Any, systems: Mapping[str, Any], references: Any, *, tokenize: bool, ref_id: int
-                 ) -> tuple[list[str], dict[str, list[str]], list[list[str]]]:
-    """The sentence lists checked (same length, references per example, reference `ref_id` in every sentence),
-    then spaCy-tokenised or checked to be whitespace-tokenised, all systems at once."""
-    sources = check_texts("sources", sources)
-    predictions = [check_texts("predictions", texts) for texts in systems.values()]
-    for texts in predictions:
-        if len(texts) != len(sources):
-            raise ValueError(f"`predictions` has {len(texts)} sentences but `sources` has {len(sources)}")
-    references = check_references(references, len(sources))
-    for i, refs in enumerate(references):
-        if ref_id >= len(refs):
-            raise ValueError(f"`ref_id` is {ref_id} but `references[{i}]` has {len(refs)} reference(s); GoToScorer "
-                             "scores against one reference, present in every sentence")
-    sources, predictions, references = tokenise_or_check(sources, predictions, references, tokenize=tokenize)
-    return sources, dict(zip(systems, predictions)), references
 
 
 def _chunks(sources: Sequence[str], targets: Sequence[str], progress: bool) -> list[list[Chunk]]:
@@ -126,8 +107,7 @@ def statistics_systems(sources: Sequence[str], systems: Mapping[str, Sequence[st
     opts = SPEC.resolve(options)
     check_weight_options(opts, len(systems))
     ref_id = opts["ref_id"]
-    sources, predictions, references = prepare_text(sources, systems, references, tokenize=opts["tokenize"],
-                                                    ref_id=ref_id)
+    predictions = systems  # tokenised by the input layer, which checked that every sentence has reference `ref_id`
     unused = sum(len(refs) > 1 for refs in references)
     if unused and "ref_id" not in options:  # chosen by the user: they know the others are not read
         warn(f"GoToScorer scores against one reference per sentence (ref_id={ref_id}); {unused} of {len(references)} "

@@ -28,6 +28,7 @@ SPEC = MetricSpec(
             "n-gram changes, best reference per sentence, as gec-metrics computes it",
     variants=(),
     runner="gecscore.green.metric",
+    text_form="tokens",
     sentence_option="sentences",
     statistics=STATISTICS,
     sentence_fields=(

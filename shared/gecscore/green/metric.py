@@ -28,12 +28,10 @@ from typing import Any, ClassVar, Mapping, Sequence
 import numpy as np
 
 from gecscore.common.fbeta import f_beta
-from gecscore.common.inputs import tokenise_or_check
 from gecscore.common.progress import progress_bar
 from gecscore.common.results import MetricResult, sentence_core
 from gecscore.common.signature import make_signature
 from gecscore.common.statistics import Statistics
-from gecscore.common.validation import check_references, check_texts
 from gecscore.green import _CATEGORIES as CATEGORIES
 from gecscore.green import SPEC
 
@@ -226,20 +224,6 @@ class GREENStatistics(Statistics):
     counts: tuple[np.ndarray, ...]
 
 
-def prepare_text(sources: Any, systems: Mapping[str, Any], references: Any, *, tokenize: bool
-                 ) -> tuple[list[str], dict[str, list[str]], list[list[str]]]:
-    """The sentence lists checked (same length, references per example), then spaCy-tokenised or checked to be
-    whitespace-tokenised, all systems at once: GREEN counts space-separated tokens (or their characters)."""
-    sources = check_texts("sources", sources)
-    predictions = [check_texts("predictions", texts) for texts in systems.values()]
-    for texts in predictions:
-        if len(texts) != len(sources):
-            raise ValueError(f"`predictions` has {len(texts)} sentences but `sources` has {len(sources)}")
-    references = check_references(references, len(sources))
-    sources, predictions, references = tokenise_or_check(sources, predictions, references, tokenize=tokenize)
-    return sources, dict(zip(systems, predictions)), references
-
-
 def check_models(options: Mapping[str, Any]) -> None:
     """Nothing to check: GREEN loads no model (the Trainer hook asks every metric before training starts)."""
 
@@ -252,7 +236,7 @@ def statistics_systems(sources: Sequence[str], systems: Mapping[str, Sequence[st
     opts = SPEC.resolve(options)
     order, unit = opts["n"], opts["unit"]
     signature = make_signature("green", {k: opts[k] for k in SETTINGS}, libraries=())
-    sources, predictions, references = prepare_text(sources, systems, references, tokenize=opts["tokenize"])
+    predictions = systems  # tokenised by the input layer
     index = NgramIndex(order, unit)
     table = PairTable([index.count(s) for s in sources], [[index.count(r) for r in group] for group in references])
     out = {}

@@ -15,6 +15,7 @@ SPEC = MetricSpec(
             "Magnani 2021), summed over the corpus, as gec-metrics computes it",
     variants=(),
     runner="gecscore.scribendi.metric",
+    text_form="raw",
     reference_free=True,
     score_range=(-1.0, 1.0),
     sentence_option="sentence_scores",

@@ -34,7 +34,6 @@ from gecscore.common.progress import progress_bar
 from gecscore.common.results import MetricResult, sentence_core
 from gecscore.common.signature import make_signature
 from gecscore.common.statistics import Statistics
-from gecscore.common.validation import check_same_length, check_texts
 from gecscore.scribendi import SPEC
 
 #: The settings that change the numbers, in signature order.
@@ -192,18 +191,6 @@ def check_models(options: Mapping[str, Any]) -> None:
     check_loadable(opts["model"], role="the language model", alternative=LM_ALTERNATIVE)
 
 
-def prepare_text(sources: Any, predictions: Any, tokenize: bool) -> tuple[list[str], list[str]]:
-    """The two sentence lists checked (same length), spaCy-tokenised with `tokenize`."""
-    sources = check_texts("sources", sources)
-    predictions = check_texts("predictions", predictions)
-    check_same_length(sources=sources, predictions=predictions)
-    if tokenize:
-        from gecscore.common.edits import tokenize as spacy_tokenize
-
-        return spacy_tokenize(sources), spacy_tokenize(predictions)
-    return sources, predictions
-
-
 def _checked(values: list[float], texts: list[str], which: str, indices: list[int], name: str) -> list[float]:
     """`values`, after refusing a NaN perplexity of a non-empty text (a broken model, not an empty sentence)."""
     for value, text, i in zip(values, texts, indices):
@@ -244,8 +231,7 @@ def statistics_systems(sources: Sequence[str], systems: Mapping[str, Sequence[st
     signature = make_signature("scribendi", {k: opts[k] for k in SETTINGS})
     out = {}
     for name, predictions in systems.items():
-        srcs, hyps = prepare_text(sources, predictions, opts["tokenize"])
-        fields, degenerate = system_statistics(lm, srcs, hyps, batch_size=opts["batch_size"], progress=progress)
+        fields, degenerate = system_statistics(lm, sources, predictions, batch_size=opts["batch_size"], progress=progress)
         out[name] = ScribendiStatistics(settings=opts, signature=signature, degenerate=tuple(degenerate), **fields)
     return out
 

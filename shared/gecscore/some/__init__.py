@@ -14,6 +14,7 @@ SPEC = MetricSpec(
             "ratings (Yoshimura et al. 2020), as gec-metrics computes it",
     variants=(),
     runner="gecscore.some.metric",
+    text_form="raw",
     reference_free=True,
     sentence_option="sentence_scores",
     sentence_fields=(

@@ -26,7 +26,6 @@ from gecscore.common.progress import progress_bar
 from gecscore.common.results import MetricResult, sentence_core
 from gecscore.common.signature import make_signature
 from gecscore.common.statistics import Statistics
-from gecscore.common.validation import check_same_length, check_texts
 from gecscore.some import SPEC
 
 #: The aspects in the order of the options (`model_g`, `model_f`, `model_m`) and their record names.
@@ -177,18 +176,6 @@ def check_models(options: Mapping[str, Any]) -> None:
         check_loadable(opts[f"model_{aspect}"], role="the SOME regressor", alternative=REGRESSOR_ALTERNATIVE)
 
 
-def prepare_text(sources: Any, predictions: Any, tokenize: bool) -> tuple[list[str], list[str]]:
-    """The two sentence lists checked (same length), spaCy-tokenised with `tokenize`."""
-    sources = check_texts("sources", sources)
-    predictions = check_texts("predictions", predictions)
-    check_same_length(sources=sources, predictions=predictions)
-    if tokenize:
-        from gecscore.common.edits import tokenize as spacy_tokenize
-
-        return spacy_tokenize(sources), spacy_tokenize(predictions)
-    return sources, predictions
-
-
 def statistics_systems(sources: Sequence[str], systems: Mapping[str, Sequence[str]], references: Any = None, *,
                        progress: bool = False, **options: Any) -> dict[str, SOMEStatistics]:
     """Every system's three ratings per sentence (reference-free: `references` must be None)."""
@@ -200,15 +187,14 @@ def statistics_systems(sources: Sequence[str], systems: Mapping[str, Sequence[st
     signature = make_signature("some", {k: opts[k] for k in SETTINGS})
     out = {}
     for name, predictions in systems.items():
-        srcs, hyps = prepare_text(sources, predictions, opts["tokenize"])
-        single, pairs = regressors.lengths(srcs, hyps)
+        single, pairs = regressors.lengths(sources, predictions)
         limit = opts["max_length"]
         degenerate = merge(
             [flag(i, TRUNCATED, text="prediction", estimator="grammaticality and fluency", tokens=n, limit=limit)
              for i, n in enumerate(single) if n > limit],
             [flag(i, TRUNCATED, text="source and prediction", estimator="meaning", tokens=n, limit=limit)
              for i, n in enumerate(pairs) if n > limit])
-        ratings = regressors.ratings(srcs, hyps, batch_size=opts["batch_size"], progress=progress)
+        ratings = regressors.ratings(sources, predictions, batch_size=opts["batch_size"], progress=progress)
         out[name] = SOMEStatistics(settings=opts, signature=signature, degenerate=tuple(degenerate),
                                    **{ASPECTS[a]: tuple(values) for a, values in ratings.items()})
     return out
