@@ -49,6 +49,7 @@ CONFIGS: dict[str, tuple[str, dict[str, Any]]] = {
     "cleme2-sim": ("cleme2", MINILM),
     "cleme2-sim-sent": ("cleme2", {**MINILM, "level": "sentence", "assumption": "independent"}),
     "impara-ged": ("impara_ged", {"model": "embedded"}),
+    "cleme2-none-tokenize-robust": ("cleme2", {"weighting": "none", "tokenize": True, "robust": True}),
     "gleu": ("gleu", {}),
     "gleu-gec-metrics-tokenize": ("gleu", {"variant": "gec-metrics", "tokenize": True}),
     "sentgleu": ("sentgleu", {}),

@@ -28,6 +28,7 @@ SPEC = MetricSpec(
     summary="chunk-level hit / wrong / under / over-correction with similarity weights; CLEME v1",
     variants=("cleme2", "cleme"),
     runner="gecscore.cleme2.metric",
+    text_form="tokens",
     unshardable=(
         Unshardable((("weighting", ("length",)),), _LENGTH),
         Unshardable((("weighting", (None,)), ("variant", ("cleme",))), _LENGTH),

@@ -36,16 +36,15 @@ from gecscore.cleme2.weights import LLMRater, Weights, check_causal_lm, llm_weig
     similarity_weights, uniform_noise_weights
 from gecscore.cleme2 import SPEC
 from gecscore.common.bootstrap import Aggregate, CorpusStatistic, GreedyReferences, SentenceMean, first_best_of
-from gecscore.common.degenerate import NOISE_WEIGHTS, TRUNCATED, flag, merge, robust_predictions
+from gecscore.common.degenerate import NOISE_WEIGHTS, TRUNCATED, flag, merge
 from gecscore.common.edit_impact import BERTScoreSimilarity, Similarity
-from gecscore.common.inputs import tokenise_or_check
+from gecscore.common.inputs import metric_texts, prepare
 from gecscore.common.encoders import check_loadable, select_device, shared_model
 from gecscore.common.fbeta import prf
 from gecscore.common.guarded import Value, choose, ratio
 from gecscore.common.results import MetricResult, sentence_core
 from gecscore.common.signature import make_signature
 from gecscore.common.statistics import Statistics
-from gecscore.common.validation import check_references, check_texts
 
 _DEFAULTS = SPEC.defaults
 DEFAULT_WEIGHTING = {"cleme2": "similarity", "cleme": "length"}
@@ -321,8 +320,8 @@ def evaluate_samples(samples: Sequence[Sample], config: ClemeConfig, *, similari
 def text_samples(sources: Sequence[str] | None, predictions: Sequence[str] | None,
                  references: Sequence[Sequence[str]] | None, hyp_m2: str | Path | None, ref_m2: str | Path | None,
                  config: ClemeConfig, *, progress: bool = False) -> list[Sample]:
-    """The samples of whitespace-tokenised sentences (edits by ERRANT; spaCy-tokenised first with `tokenize`) or
-    of M2 files (`hyp_m2` + `ref_m2`). `robust` also scores an empty prediction as its unchanged source."""
+    """The samples of sentences as the input layer hands them (whitespace-tokenised, `robust`'s empty predictions
+    already replaced; edits by ERRANT) or of M2 files (`hyp_m2` + `ref_m2`)."""
     if hyp_m2 is not None or ref_m2 is not None:
         if hyp_m2 is None or ref_m2 is None:
             raise ValueError("M2 input needs both `hyp_m2` and `ref_m2`")
@@ -332,9 +331,6 @@ def text_samples(sources: Sequence[str] | None, predictions: Sequence[str] | Non
             raise ValueError("`tokenize` does not apply to M2 input (`hyp_m2`, `ref_m2` are tokenised already); "
                              "drop `tokenize`")
         return samples_from_m2(hyp_m2, ref_m2)
-    sources, predictions, references = prepare_text(sources, predictions, references, tokenize=config.tokenize)
-    if config.robust:
-        predictions = robust_predictions(sources, predictions)
     return samples_from_text(sources, predictions, references, progress=progress)
 
 
@@ -355,22 +351,17 @@ def cleme_score(sources: Sequence[str] | None = None, predictions: Sequence[str]
     config = ClemeConfig(**settings)
     if config.weighting == "llm" and rater is None:
         check_causal_lm(str(config.model))
+    if hyp_m2 is None and ref_m2 is None:  # the input layer's door, as the registry's runs pass it
+        if references is None:
+            raise ValueError("CLEME needs `references` (one list of references per sentence), or `hyp_m2` and "
+                             "`ref_m2`")
+        prepared = prepare(sources, {"system": predictions}, references, robust=config.robust)
+        sources, systems, references = metric_texts(SPEC.text_form, prepared.sources, prepared.systems,
+                                                    prepared.references, tokenize=config.tokenize)
+        predictions = systems["system"]
     samples = text_samples(sources, predictions, references, hyp_m2, ref_m2, config, progress=progress)
     return evaluate_samples(samples, config, similarity=similarity, rater=rater, device=device, sentences=sentences,
                             return_chunks=return_chunks, progress=progress, max_tokens=max_tokens)
-
-
-def prepare_text(sources: Any, predictions: Any, references: Any, *, tokenize: bool
-                 ) -> tuple[list[str], list[str], list[list[str]]]:
-    """The sentence lists checked (same length, references per example), then tokenised or checked to be
-    whitespace-tokenised (`gecscore.common.inputs.tokenise_or_check`)."""
-    sources = check_texts("sources", sources)
-    predictions = check_texts("predictions", predictions)
-    if len(predictions) != len(sources):
-        raise ValueError(f"`predictions` has {len(predictions)} sentences but `sources` has {len(sources)}")
-    references = check_references(references, len(sources))
-    sources, (predictions,), references = tokenise_or_check(sources, [predictions], references, tokenize=tokenize)
-    return sources, predictions, references
 
 
 def check_models(options: Mapping[str, Any]) -> None:
