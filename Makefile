@@ -91,7 +91,7 @@ spaces: hub
 screenshots: $(STAMP)
 	bash tests/ensure_chromium.sh
 	GECSCORE_SCREENSHOTS=$(CURDIR)/spaces $(PY) -m pytest -q -p no:cacheprovider tests/test_spaces.py \
-		-k test_browser_renders_the_example
+		tests/test_spaces_offline_models.py -k test_browser_renders_the_example
 
 # docs/bad-input.md from the cases that tests/test_bad_input.py checks (a test fails when it is out of date).
 bad-input-doc: $(STAMP)
