@@ -18,8 +18,8 @@ import pytest
 from gecscore import registry
 from gecscore.spaces.loading import METRIC_PATH_ENV
 from llm_stub import stub_server
-from test_spaces import (CHROMIUM, CHROMIUM_ARGS, EXAMPLES, REPO, SCREENSHOTS, assert_message, free_port, lines,
-                         load_app, upload)
+from test_spaces import (CHROMIUM, CHROMIUM_ARGS, REPO, SCREENSHOTS, assert_message, free_port, lines, load_app,
+                         modules, upload)  # noqa: F401 (modules: the fixture)
 
 sys.path.insert(0, str(Path(__file__).resolve().parent / "golden_some_scribendi"))
 import tiny_models  # noqa: E402
@@ -68,20 +68,7 @@ def served(request, tmp_path_factory):
         yield Served(name, app, Client(url, verbose=False), url, settings, options)
 
 
-@pytest.fixture(scope="module")
-def module():
-    import evaluate
-
-    loaded: dict[str, Any] = {}
-
-    def get(name: str) -> Any:
-        if name not in loaded:
-            loaded[name] = evaluate.load(str(REPO / "metrics" / name), keep_in_memory=True)
-        return loaded[name]
-    return get
-
-
-def test_sentence_mode_matches_the_module(served, module):
+def test_sentence_mode_matches_the_module(served, modules):
     source, hypotheses = served.app.PAGE.sentence_examples[0][:2]
     hyps = hypotheses.splitlines()
     status, *results = served.client.predict(source, hypotheses, *served.settings, api_name="/score_sentence")
@@ -94,17 +81,17 @@ def test_sentence_mode_matches_the_module(served, module):
                                                                         for k in range(len(hyps))]
         assert raw["1"]["signature"] == expected["1"].signature and "stub-key" not in raw["1"]["signature"]
         return
-    expected = module(served.name).compute(sources=[source] * len(hyps), predictions=hyps, sentence_scores=True,
+    expected = modules(served.name).compute(sources=[source] * len(hyps), predictions=hyps, sentence_scores=True,
                                            **served.options)
     assert raw["sentence_scores"] == pytest.approx(expected["sentence_scores"], rel=1e-9, abs=1e-12)
     assert raw["signature"] == expected["signature"]
 
 
-def test_corpus_mode_matches_the_module(served, module):
+def test_corpus_mode_matches_the_module(served, modules):
     status, scores, table, _ = served.client.predict(upload("source.txt"), upload("hypothesis.txt"),
                                                      *served.settings, api_name="/score_corpus")
     assert status.startswith("\u2713 Scored 8 sentences"), status
-    expected = module(served.name).compute(sources=lines("source.txt"), predictions=lines("hypothesis.txt"),
+    expected = modules(served.name).compute(sources=lines("source.txt"), predictions=lines("hypothesis.txt"),
                                            **served.options)
     main = {"some": "some", "scribendi": "scribendi", "llm_kobayashi24": "score"}[served.name]
     assert scores[main] == pytest.approx(expected[main], rel=1e-9, abs=1e-12)
