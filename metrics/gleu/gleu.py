@@ -69,6 +69,6 @@ class Gleu(GECMetric):
         )
 
     def _compute(self, sources, predictions, references=None, *, variant="official", iterations=500, seed_step=101, n=4,
-                 level="corpus", unit="word", robust=False, tokenize=False, normalize=False, max_tokens=700,
-                 sentences=False, progress=False):
+                 level="corpus", unit="word", language="en", robust=False, tokenize=False, normalize=False,
+                 max_tokens=700, sentences=False, progress=False):
         return self.score(sources, predictions, references, locals())

@@ -64,6 +64,6 @@ class Green(GECMetric):
             reference_urls=["https://aclanthology.org/2024.inlg-main.25/"],
         )
 
-    def _compute(self, sources, predictions, references=None, *, n=4, beta=2.0, unit="word", robust=False,
-                 tokenize=False, normalize=False, max_tokens=700, sentences=False, progress=False):
+    def _compute(self, sources, predictions, references=None, *, n=4, beta=2.0, unit="word", language="en",
+                 robust=False, tokenize=False, normalize=False, max_tokens=700, sentences=False, progress=False):
         return self.score(sources, predictions, references, locals())

@@ -93,7 +93,7 @@ PRESETS: dict[str, Preset] = {
     "impara": Preset("impara_ged", "IMPARA", {"variant": "impara"},
                      "the original IMPARA (impara_ged, variant='impara')"),
     "sentgleu": Preset("gleu", "SentGLEU", {"level": "sentence"}, "mean of the sentences' SentGLEU (gleu, "
-                       "level='sentence'), GLEU's sentence-level system score", ("variant", "n", "unit")),
+                       "level='sentence'), GLEU's sentence-level system score", ("variant", "n", "unit", "language")),
     "llm-s": Preset("llm_kobayashi24", "LLM-S", {"variant": "sent"},
                     "an LLM judges whole corrected sentences (llm_kobayashi24, variant='sent')"),
     "llm-e": Preset("llm_kobayashi24", "LLM-E", {"variant": "edit"},
@@ -234,7 +234,12 @@ def _metric_texts(call: _Prepared) -> tuple[Any, Mapping[str, Any], Any]:
     if call.metric.text_form is None or call.sources is None:
         return call.sources, call.systems, call.references
     tokenize = call.options.get("tokenize", call.metric.option("tokenize").default)
-    return metric_texts(call.metric.text_form, call.sources, call.systems, call.references, tokenize=tokenize)
+    language = call.options.get("language", "en")
+    if language == "zh" and call.options.get("unit") == "char":
+        raise ValueError("`unit='char'` does not apply to language='zh', whose tokens are characters already; drop "
+                         "`unit`")
+    return metric_texts(call.metric.text_form, call.sources, call.systems, call.references, tokenize=tokenize,
+                        language=language)
 
 
 def statistics_systems(name: str, sources: Sequence[str] | None, systems: Mapping[str, Sequence[str] | None],

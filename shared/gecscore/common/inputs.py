@@ -20,6 +20,7 @@ passes here before any work starts.
 from __future__ import annotations
 
 import difflib
+import re
 import unicodedata
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
@@ -204,12 +205,38 @@ def tokenise_or_check(sources: list[str], predictions: Sequence[list[str]], refe
     return sources, list(predictions), references
 
 
+#: A run of Chinese characters longer than any word: text that was never segmented into words.
+_UNSEGMENTED = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]{8,}")
+
+
+def characters(text: str) -> str:
+    """Every character of `text` but white space as a token, joined by spaces: Chinese at ChERRANT's char level
+    (Latin letters and digits are characters too)."""
+    return " ".join(char for char in text if not char.isspace())
+
+
 def metric_texts(form: str, sources: list[str], systems: Mapping[str, list[str]],
-                 references: list[list[str]] | None, *, tokenize: bool
+                 references: list[list[str]] | None, *, tokenize: bool, language: str = "en"
                  ) -> tuple[list[str], dict[str, list[str]], list[list[str]] | None]:
     """The checked texts in the form a metric declares (`MetricSpec.text_form`), every system at once: "tokens"
-    through `tokenise_or_check`, "raw" spaCy-tokenised only with `tokenize`."""
+    through `tokenise_or_check`, "raw" spaCy-tokenised only with `tokenize`. With `language="zh"`, every
+    character is a token (`characters`). Unsegmented Chinese sources in English mode are an error naming
+    `language`: their whole sentence would be one token, and n-gram metrics would score it 0 without a word."""
     names = list(systems)
+    if language == "zh":
+        if tokenize:
+            raise ValueError("`tokenize` does not apply to language='zh': every character is a token (ChERRANT's char "
+                             "level); drop `tokenize`")
+        return ([characters(t) for t in sources], {n: [characters(t) for t in systems[n]] for n in names},
+                None if references is None else [[characters(t) for t in group] for group in references])
+    if language != "en":
+        raise ValueError(f"unknown language {language!r}")
+    if form == "tokens" and not tokenize:
+        for i, text in enumerate(sources):
+            if _UNSEGMENTED.search(text):
+                raise ValueError(f"`sources[{i}]` is Chinese not segmented into words, so each sentence would be one "
+                                 "token; pass language='zh' (every character a token) where the metric has it, or "
+                                 "split the text into words")
     if form == "tokens":
         sources, predictions, refs = tokenise_or_check(sources, [systems[n] for n in names], references or [],
                                                        tokenize=tokenize)

@@ -35,3 +35,10 @@ def make_signature(metric: str, settings: Mapping[str, Any], libraries: tuple[st
     parts += [f"{name}:{version}" for name, version in library_versions(libraries).items()]
     parts += [f"{key}:{_fmt(value)}" for key, value in settings.items()]
     return "|".join(parts)
+
+
+def language_setting(options: Mapping[str, Any]) -> dict[str, Any]:
+    """`{"language": ...}` for a signature when it is not English (English signatures stay as they were before
+    the option existed)."""
+    language = options.get("language", "en")
+    return {} if language == "en" else {"language": language}

@@ -50,6 +50,8 @@ SPEC = MetricSpec(
                "SentGLEU)", choices=("corpus", "sentence")),
         Option("unit", "str", "word", "'word' or 'char' n-grams (gec-metrics' `unit`)", choices=("word", "char"),
                variants=("gec-metrics",)),
+        Option("language", "str", "en", "'en': whitespace-separated words; 'zh': Chinese, every character a token "
+               "(ChERRANT's char level; white space ignored; recorded in the signature)", choices=("en", "zh")),
         *input_options(errant=False),
         Option("sentences", "bool", False, "also return per-sentence records: SentGLEU, the per-reference values, "
                "the n-gram statistics (aliases `return_sentence_scores`, `sentence_scores`)", kind="output"),

@@ -27,7 +27,7 @@ import numpy as np
 
 from gecscore.common.bootstrap import SentenceMean
 from gecscore.common.results import MetricResult, sentence_core
-from gecscore.common.signature import make_signature
+from gecscore.common.signature import language_setting, make_signature
 from gecscore.common.statistics import Statistics
 from gecscore.gleu import SPEC, counting, reformulated
 from gecscore.gleu.counting import Grams, ngram_counts
@@ -315,7 +315,7 @@ def statistics_systems(sources: Sequence[str], systems: Mapping[str, Sequence[st
     progress bar: a few array operations); `score` draws the references and scores."""
     opts = SPEC.resolve(options)
     rules = variant_rules(opts)
-    signature = make_signature("gleu", {k: opts[k] for k in SETTINGS}, libraries=())
+    signature = make_signature("gleu", {**{k: opts[k] for k in SETTINGS}, **language_setting(opts)}, libraries=())
     predictions = {name: list(texts) for name, texts in systems.items()}  # tokenised by the input layer
     counts = rules.run_counts(sources, predictions, references)
     return {name: GLEUStatistics(settings=opts, signature=signature, counts=counts[name], perfect=tuple(

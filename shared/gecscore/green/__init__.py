@@ -45,6 +45,8 @@ SPEC = MetricSpec(
                exclusive_minimum=True),
         Option("unit", "str", "word", "'word': tokens are the pieces of the stripped text split at single spaces; "
                "'char': its characters", choices=("word", "char")),
+        Option("language", "str", "en", "'en': whitespace-separated words; 'zh': Chinese, every character a token "
+               "(ChERRANT's char level; white space ignored; recorded in the signature)", choices=("en", "zh")),
         *input_options(errant=False),
         Option("sentences", "bool", False, "also return per-sentence records: GREEN, the chosen reference, the "
                "per-order precision and recall, the n-gram counts (aliases `return_sentence_scores`, "

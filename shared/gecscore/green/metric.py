@@ -30,7 +30,7 @@ import numpy as np
 from gecscore.common.fbeta import f_beta
 from gecscore.common.progress import progress_bar
 from gecscore.common.results import MetricResult, sentence_core
-from gecscore.common.signature import make_signature
+from gecscore.common.signature import language_setting, make_signature
 from gecscore.common.statistics import Statistics
 from gecscore.green import _CATEGORIES as CATEGORIES
 from gecscore.green import SPEC
@@ -235,7 +235,7 @@ def statistics_systems(sources: Sequence[str], systems: Mapping[str, Sequence[st
     chooses the references and scores."""
     opts = SPEC.resolve(options)
     order, unit = opts["n"], opts["unit"]
-    signature = make_signature("green", {k: opts[k] for k in SETTINGS}, libraries=())
+    signature = make_signature("green", {**{k: opts[k] for k in SETTINGS}, **language_setting(opts)}, libraries=())
     predictions = systems  # tokenised by the input layer
     index = NgramIndex(order, unit)
     table = PairTable([index.count(s) for s in sources], [[index.count(r) for r in group] for group in references])
