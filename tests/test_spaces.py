@@ -70,10 +70,10 @@ CASES = {
                    ("score", "hit", "err", "und", "ove"), "text=FP_ne"),
     "impara_ged": Case(["embedded", "impara_ged"], {"model": "embedded"}, ["naist-nlp/IMPARA-GED", "impara_ged"],
                        ("score",), "text=Ranking (best first)"),
-    "gleu": Case(["official", 500, 101, 4], {}, [], ("gleu", "std"), "text=SentGLEU"),
+    "gleu": Case(["official", 500, 101, 4, "en"], {}, [], ("gleu", "std"), "text=SentGLEU"),
     "gotoscorer": Case([0.5, 0], {}, [], ("f0.5", "precision", "recall", "tp", "fp", "fn", "tn"),
                        "text=Reference chunks"),
-    "green": Case([4, 2.0, "word"], {}, [], ("green", "precision", "recall"), "text=missed"),
+    "green": Case([4, 2.0, "word", "en"], {}, [], ("green", "precision", "recall"), "text=missed"),
     "bertscore": Case(["minilm", 6, "f", False], {"model": "minilm", "layer": 6, "rescale_with_baseline": False},
                       ["bert-base-uncased", 9, "f", True], ("bertscore",), "text=BERTScore"),
 }
@@ -260,6 +260,21 @@ def test_impara_with_a_local_checkpoint_matches_the_module(served, modules, tiny
     order = sorted(range(5), key=lambda i: -expected["sentence_scores"][i])
     assert ranked == [inputs["predictions"][i] for i in order]
     assert len(bars["confidences"]) == 5
+
+
+@pytest.mark.parametrize("served", ["gleu"], indirect=True)
+def test_gleu_space_scores_chinese_and_french(served, modules):
+    """The Language setting: raw Chinese on characters, French words; the page's numbers are the module's."""
+    cases = {"zh": ("他很喜欢看书书。", "他很喜欢看书。", "他很喜欢看书。\n他非常喜欢看书。"),
+             "fr": ("Je suis allé à l' école hier .", "Je suis allée à l' école hier .",
+                    "Je suis allée à l' école hier .")}
+    for language, (source, hypothesis, references) in cases.items():
+        status, *results = served.client.predict(source, hypothesis, references, "official", 500, 101, 4, language,
+                                                 api_name="/score_sentence")
+        assert status.startswith("\u2713"), status
+        expected = modules("gleu").compute(sources=[source], predictions=[hypothesis],
+                                           references=[references.splitlines()], language=language)
+        assert results[-1]["gleu"] == expected["gleu"] and f"language:{language}" in results[-1]["signature"]
 
 
 # --- the offline defaults: every Space against its module --------------------------------------------------------

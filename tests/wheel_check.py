@@ -45,11 +45,11 @@ APP_SETTINGS: dict[str, list[Any]] = {
     "pt_m2": ["sentm2", "self", "minilm", 6, 0.5, False],
     "cleme2": ["cleme2", "corpus", "dependent", "none", "minilm", 6, 0.5],
     "impara_ged": ["embedded", "impara_ged"],
-    "gleu": ["official", 500, 101, 4],
+    "gleu": ["official", 500, 101, 4, "en"],
     "gotoscorer": [0.5, 0],
     "some": ["gfm-models/grammer", "gfm-models/fluency", "gfm-models/meaning", 0.55, 0.43, 0.02],
     "scribendi": ["gpt2", 0.8],
-    "green": [4, 2.0, "word"],
+    "green": [4, 2.0, "word", "en"],
     "bertscore": ["minilm", 6, "f", False],
 }
 #: Apps whose models are on the Hub only: offline, their page must say the model cannot be loaded (this message).

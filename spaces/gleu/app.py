@@ -18,7 +18,8 @@ PAGE = Page(
         "against a reference, less the n-grams it kept from the source where the reference changed them, with "
         "BLEU's brevity penalty. Each of 500 iterations draws one reference per sentence (Python's `random`, seed "
         "iteration × 101); the score is the mean corpus GLEU, with the spread of the iterations. A single sentence "
-        "scores SentGLEU: the mean over its references. Inputs are whitespace-tokenised. See the metric card "
+        "scores SentGLEU: the mean over its references. Inputs are whitespace-tokenised words; with Language zh, "
+        "raw Chinese, every character a token. See the metric card "
         "([Napoles et al., ACL 2015](https://aclanthology.org/P15-2097/))."
     ),
     sentence_examples=[
@@ -40,12 +41,14 @@ def settings() -> list[gr.Component]:
         iterations = option_control(NAME, "iterations", "Iterations", info="reference draws averaged")
         seed_step = option_control(NAME, "seed_step", "Seed step", info="iteration j seeds j × step")
         order = option_control(NAME, "n", "n-gram order", info="")
-    return [variant, iterations, seed_step, order]
+        language = option_control(NAME, "language", "Language", info="zh: every character a token")
+    return [variant, iterations, seed_step, order, language]
 
 
-def options(variant, iterations, seed_step, order) -> dict:
+def options(variant, iterations, seed_step, order, language) -> dict:
     """The metric's compute options from the settings."""
-    return {"variant": variant, "iterations": int(iterations), "seed_step": int(seed_step), "n": int(order)}
+    return {"variant": variant, "iterations": int(iterations), "seed_step": int(seed_step), "n": int(order),
+            "language": language}
 
 
 def sentence_outputs() -> list[gr.Component]:
@@ -58,19 +61,20 @@ def build_demo(metric: MetricHandle | None = None) -> gr.Blocks:
     metric = metric or MetricHandle(NAME, __file__)
 
     @guarded
-    def score_sentence(source, hypothesis, references, variant, iterations, seed_step, order):
+    def score_sentence(source, hypothesis, references, variant, iterations, seed_step, order, language):
         out = metric.compute(sources=[required_text("Source", source)],
                              predictions=[required_text("Hypothesis", hypothesis)],
                              references=[text_lines("References", references)], sentences=True,
-                             **options(variant, iterations, seed_step, order))
+                             **options(variant, iterations, seed_step, order, language))
         sentence = out["sentences"][0]
         values = {"SentGLEU": sentence["score"], "corpus GLEU (mean of draws)": out["gleu"], "std": out["std"]}
         return ok_box(f"Scored against {len(sentence['per_reference'])} reference(s).", out), \
             scores_markdown(values, list(values)), out
 
     @guarded
-    def score_corpus(source_file, hypothesis_file, reference_files, variant, iterations, seed_step, order):
-        opts = options(variant, iterations, seed_step, order)
+    def score_corpus(source_file, hypothesis_file, reference_files, variant, iterations, seed_step, order,
+                     language):
+        opts = options(variant, iterations, seed_step, order, language)
         corpus = read_corpus(source_file, hypothesis_file, reference_files)
         out = metric.compute(sources=corpus.sources, predictions=corpus.predictions, references=corpus.references,
                              sentences=True, **opts)

@@ -18,7 +18,7 @@ PAGE = Page(
         "reference is a true, false or missed deletion, insertion or keep. Per order, precision is true / (true + "
         "false) and recall true / (true + missed); their geometric means give F-beta (β = 2). Each sentence is "
         "scored against its best reference, and a corpus sums those references' counts. Inputs are "
-        "whitespace-tokenised. See the metric card "
+        "whitespace-tokenised words; with Language zh, raw Chinese, every character a token. See the metric card "
         "([Koyama et al., INLG 2024](https://aclanthology.org/2024.inlg-main.25/))."
     ),
     sentence_examples=[
@@ -39,12 +39,13 @@ def settings() -> list[gr.Component]:
         order = option_control(NAME, "n", "n-gram order", info="")
         beta = option_control(NAME, "beta", "β", info="recall weighs β times as much as precision")
         unit = option_control(NAME, "unit", "Unit", info="word or character n-grams")
-    return [order, beta, unit]
+        language = option_control(NAME, "language", "Language", info="zh: every character a token")
+    return [order, beta, unit, language]
 
 
-def options(order, beta, unit) -> dict:
+def options(order, beta, unit, language) -> dict:
     """The metric's compute options from the settings."""
-    return {"n": int(order), "beta": float(beta), "unit": unit}
+    return {"n": int(order), "beta": float(beta), "unit": unit, "language": language}
 
 
 def sentence_outputs() -> list[gr.Component]:
@@ -65,11 +66,11 @@ def build_demo(metric: MetricHandle | None = None) -> gr.Blocks:
     metric = metric or MetricHandle(NAME, __file__)
 
     @guarded
-    def score_sentence(source, hypothesis, references, order, beta, unit):
+    def score_sentence(source, hypothesis, references, order, beta, unit, language):
         out = metric.compute(sources=[required_text("Source", source)],
                              predictions=[required_text("Hypothesis", hypothesis)],
                              references=[text_lines("References", references)], sentences=True,
-                             **options(order, beta, unit))
+                             **options(order, beta, unit, language))
         sentence = out["sentences"][0]
         values = {"GREEN": out["green"], "precision": out["precision"], "recall": out["recall"]}
         summary = (scores_markdown(values, list(values)) + f"\n\nScored against reference {sentence['reference']} "
@@ -77,8 +78,8 @@ def build_demo(metric: MetricHandle | None = None) -> gr.Blocks:
         return ok_box(f"Scored against {len(sentence['per_reference'])} reference(s).", out), summary, out
 
     @guarded
-    def score_corpus(source_file, hypothesis_file, reference_files, order, beta, unit):
-        opts = options(order, beta, unit)
+    def score_corpus(source_file, hypothesis_file, reference_files, order, beta, unit, language):
+        opts = options(order, beta, unit, language)
         corpus = read_corpus(source_file, hypothesis_file, reference_files)
         out = metric.compute(sources=corpus.sources, predictions=corpus.predictions, references=corpus.references,
                              sentences=True, **opts)

@@ -219,9 +219,12 @@ def metric_texts(form: str, sources: list[str], systems: Mapping[str, list[str]]
                  references: list[list[str]] | None, *, tokenize: bool, language: str = "en"
                  ) -> tuple[list[str], dict[str, list[str]], list[list[str]] | None]:
     """The checked texts in the form a metric declares (`MetricSpec.text_form`), every system at once: "tokens"
-    through `tokenise_or_check`, "raw" spaCy-tokenised only with `tokenize`. With `language="zh"`, every
-    character is a token (`characters`). Unsegmented Chinese sources in English mode are an error naming
-    `language`: their whole sentence would be one token, and n-gram metrics would score it 0 without a word."""
+    through `tokenise_or_check`, "raw" spaCy-tokenised only with `tokenize`.
+
+    `language` (`options.LANGUAGES`): with "zh" every character is a token (`characters`); `tokenize` uses spaCy's
+    English pipeline for "en" and the language's own tokenizer rules otherwise (`language_tokenizer`). Unsegmented
+    Chinese sources where words are read are an error naming `language`: each sentence would be one token, and an
+    n-gram metric would score it 0 without a word."""
     names = list(systems)
     if language == "zh":
         if tokenize:
@@ -229,17 +232,12 @@ def metric_texts(form: str, sources: list[str], systems: Mapping[str, list[str]]
                              "level); drop `tokenize`")
         return ([characters(t) for t in sources], {n: [characters(t) for t in systems[n]] for n in names},
                 None if references is None else [[characters(t) for t in group] for group in references])
-    if language != "en":
-        raise ValueError(f"unknown language {language!r}")
-    if form == "tokens" and not tokenize:
-        for i, text in enumerate(sources):
-            if _UNSEGMENTED.search(text):
-                raise ValueError(f"`sources[{i}]` is Chinese not segmented into words, so each sentence would be one "
-                                 "token; pass language='zh' (every character a token) where the metric has it, or "
-                                 "split the text into words")
+    nlp = language_tokenizer(language) if tokenize and language != "en" else None  # None: ERRANT's English pipeline
     if form == "tokens":
+        if not tokenize:
+            _check_segmented(sources)
         sources, predictions, refs = tokenise_or_check(sources, [systems[n] for n in names], references or [],
-                                                       tokenize=tokenize)
+                                                       tokenize=tokenize, nlp=nlp)
         return sources, dict(zip(names, predictions)), None if references is None else refs
     if form != "raw":
         raise ValueError(f"unknown text form {form!r}")
@@ -247,8 +245,31 @@ def metric_texts(form: str, sources: list[str], systems: Mapping[str, list[str]]
         return sources, dict(systems), references
     from gecscore.common.edits import tokenize as spacy_tokenize
 
-    return (spacy_tokenize(sources), {n: spacy_tokenize(systems[n]) for n in names},
-            None if references is None else [spacy_tokenize(group) for group in references])
+    return (spacy_tokenize(sources, nlp), {n: spacy_tokenize(systems[n], nlp) for n in names},
+            None if references is None else [spacy_tokenize(group, nlp) for group in references])
+
+
+def _check_segmented(sources: Sequence[str]) -> None:
+    """Refuse unsegmented Chinese where words are read (a whole sentence would be one token)."""
+    for i, text in enumerate(sources):
+        if _UNSEGMENTED.search(text):
+            raise ValueError(f"`sources[{i}]` is Chinese not segmented into words, so each sentence would be one "
+                             "token; pass language='zh' (every character a token) where the metric has it, or "
+                             "split the text into words")
+
+
+#: spaCy's tokenizer rules per language, loaded once (`spacy.blank`: no model, nothing downloaded).
+_TOKENIZERS: dict[str, Any] = {}
+
+
+def language_tokenizer(language: str) -> Any:
+    """A blank spaCy pipeline of `language`, whose tokenizer is the language's rules (French elision, German
+    contractions, ...)."""
+    if language not in _TOKENIZERS:
+        import spacy
+
+        _TOKENIZERS[language] = spacy.blank(language)
+    return _TOKENIZERS[language]
 
 
 def check_reference_index(references: list[list[str]] | None, option: str, index: int, metric: str) -> None:

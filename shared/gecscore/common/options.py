@@ -152,6 +152,20 @@ def input_options(*, tokenize: str = "spaCy-tokenise raw text first (otherwise u
     )
 
 
+#: The languages of the n-gram metrics: English, Chinese (characters as tokens) and the languages whose tokenizer
+#: rules spaCy ships without a model (`spacy.blank`), the twelve of MultiGEC-2025 among them.
+LANGUAGES: tuple[str, ...] = ("en", "zh", "ar", "cs", "de", "el", "es", "et", "fr", "is", "it", "lv", "nl", "pt", "ru",
+                              "sl", "sv", "uk")
+
+
+def language_option() -> Option:
+    """The `language` of a metric that reads only tokens (GLEU, GREEN): one meaning wherever it appears."""
+    return Option("language", "str", "en", "the text's language (ISO 639-1): 'en', whitespace-separated words, "
+                  "`tokenize` by spaCy's English pipeline; 'zh', Chinese, every character a token (ChERRANT's char "
+                  "level); any other, whitespace-separated words, `tokenize` by spaCy's tokenizer rules for that "
+                  "language (no model needed). Recorded in the signature unless 'en'", choices=LANGUAGES)
+
+
 def did_you_mean(given: Iterable[Any], known: Iterable[Any]) -> str:
     """` (did you mean 'x'?)` naming, for each mistyped name in `given`, the closest known one (`'x' for 'y'` when
     several were given; '' when none is close): a list of every option does not show which one was meant."""

