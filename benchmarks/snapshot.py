@@ -32,6 +32,7 @@ MINILM = {"model": "minilm", "layer": 6}
 CONFIGS: dict[str, tuple[str, dict[str, Any]]] = {
     "errant": ("errant", {"return_types": 3}),
     "errant-compare": ("errant", {"convention": "errant_compare", "return_types": 2}),
+    "errant-tokenize-robust": ("errant", {"tokenize": True, "robust": True}),
     "m2": ("m2", {"return_types": 2}),
     "sentm2": ("sentm2", {}),
     "senterrant": ("senterrant", {}),

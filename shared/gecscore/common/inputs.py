@@ -216,13 +216,14 @@ def characters(text: str) -> str:
 
 
 def metric_texts(form: str, sources: list[str], systems: Mapping[str, list[str]],
-                 references: list[list[str]] | None, *, tokenize: bool, language: str = "en"
+                 references: list[list[str]] | None, *, tokenize: bool, language: str = "en", nlp: Any = None
                  ) -> tuple[list[str], dict[str, list[str]], list[list[str]] | None]:
     """The checked texts in the form a metric declares (`MetricSpec.text_form`), every system at once: "tokens"
     through `tokenise_or_check`, "raw" spaCy-tokenised only with `tokenize`.
 
     `language` (`options.LANGUAGES`): with "zh" every character is a token (`characters`); `tokenize` uses spaCy's
-    English pipeline for "en" and the language's own tokenizer rules otherwise (`language_tokenizer`). Unsegmented
+    English pipeline for "en" (or `nlp`, a pipeline of the caller's) and the language's own tokenizer rules
+    otherwise (`language_tokenizer`). Unsegmented
     Chinese sources where words are read are an error naming `language`: each sentence would be one token, and an
     n-gram metric would score it 0 without a word."""
     names = list(systems)
@@ -232,7 +233,8 @@ def metric_texts(form: str, sources: list[str], systems: Mapping[str, list[str]]
                              "level); drop `tokenize`")
         return ([characters(t) for t in sources], {n: [characters(t) for t in systems[n]] for n in names},
                 None if references is None else [[characters(t) for t in group] for group in references])
-    nlp = language_tokenizer(language) if tokenize and language != "en" else None  # None: ERRANT's English pipeline
+    if tokenize and language != "en":
+        nlp = language_tokenizer(language)  # for "en", `nlp` or (None) ERRANT's English pipeline
     if form == "tokens":
         if not tokenize:
             _check_segmented(sources)

@@ -18,6 +18,7 @@ SPEC = MetricSpec(
     summary="ERRANT edits as encoder edit vectors, matched hypothesis→reference by unbalanced optimal transport",
     variants=("uot", "errant"),
     runner="gecscore.uot_errant.metric",
+    text_form="tokens",
     replaces_sentences=("hyp_m2", "ref_m2"),
     statistics=("tp", "fp", "fn"),
     sentence_fields=(

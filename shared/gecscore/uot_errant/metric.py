@@ -19,7 +19,7 @@ from gecscore.common.degenerate import (
     DEGENERATE_TRANSPORT, NOT_ANNOTATABLE, OVER_TRANSPORT, TRUNCATED, ZERO_WEIGHT_EDITS, DegenerateOutputWarning, flag, merge,
 )
 from gecscore.common.errant_scoring import errant_greedy
-from gecscore.common.inputs import check_encoder_work, tokenise_or_check
+from gecscore.common.inputs import check_encoder_work, metric_texts, prepare
 from gecscore.common.edits import Edit, get_extractor
 from gecscore.common.encoders import check_loadable
 from gecscore.common.errant_compare import CompareResult, CompareSettings
@@ -254,7 +254,7 @@ def statistics_systems(sources: Sequence[str], systems: Mapping[str, Sequence[st
     if config.language != "en":
         raise ValueError(f"language={config.language!r} scores ChERRANT char-level M2 files: pass `hyp_m2` and "
                          "`ref_m2` (Chinese edit extraction from text is not built yet)")
-    scorer = UOTErrant(config, progress=progress, warn=False, max_tokens=opts["max_tokens"])
+    scorer = UOTErrant(config, progress=progress, warn=False, max_tokens=opts["max_tokens"], from_input_layer=True)
     if config.variant == "errant" and config.convention == "errant_compare":
         edits = scorer.edits(sources, systems, references)
         return {name: _compare_statistics(compare.score_sentences(edits.sources, edits.hyps[name], edits.refs,
@@ -318,7 +318,8 @@ class UOTErrant:
     """Scores systems with UOT-ERRANT (or plain ERRANT, `variant='errant'`) against shared references."""
 
     def __init__(self, config: UOTConfig | None = None, *, nlp: Language | None = None, encoder: Any = None,
-                 progress: bool = False, warn: bool = True, max_tokens: int | None = None, **options: Any) -> None:
+                 progress: bool = False, warn: bool = True, max_tokens: int | None = None,
+                 from_input_layer: bool = False, **options: Any) -> None:
         self.config = config if config is not None else UOTConfig(**options)
         if config is not None and options:
             raise TypeError("give either `config` or keyword options, not both")
@@ -327,6 +328,9 @@ class UOTErrant:
         self.progress = progress
         self.warn = warn  # the registry reports every degenerate sentence in one warning instead
         self.max_tokens = max_tokens  # bounds the encoder work per sentence (`check_encoder_work`)
+        #: The texts come checked and tokenised from the input layer (the registry's runs); a direct call's texts
+        #: pass the same checks here (`gecscore.common.inputs`).
+        self.from_input_layer = from_input_layer
 
     @property
     def encoder(self) -> Any:
@@ -373,20 +377,18 @@ class UOTErrant:
         """Checked (and with `tokenize`, tokenised) texts and the ERRANT edits of every hypothesis and reference;
         `UNK` edits are kept for `convention='errant_compare'` (its detection modes count them)."""
         cfg = self.config
-        sources = check_texts("sources", sources)
-        n = len(sources)
         if not systems:
             raise ValueError("`systems` is empty; give at least one system's predictions")
-        hyps = {}
-        for name, preds in systems.items():
-            label = "predictions" if len(systems) == 1 else f"predictions of {name!r}"
-            hyps[name] = check_texts(label, preds)
-            if len(hyps[name]) != n:
-                raise ValueError(f"{label} has {len(hyps[name])} sentences but `sources` has {n}")
-        refs = check_references(references, n)
+        if not self.from_input_layer:  # a direct call passes the input layer's checks here
+            check_references(references, len(check_texts("sources", sources)))  # required here: None is an error
+            checked = prepare(sources, systems, references)
+            sources, systems, references = checked.sources, checked.systems, checked.references
         if cfg.variant == "uot":
             self.encoder.check_max_length(cfg.max_length)  # before spaCy and the encoder do any work
-        sources, hyps, refs = self._prepare_text(sources, hyps, refs)
+        if not self.from_input_layer:
+            sources, systems, references = metric_texts(SPEC.text_form, sources, systems, references,
+                                                        tokenize=cfg.tokenize, nlp=self._nlp)
+        hyps, refs, n = dict(systems), references, len(sources)
         extractor = get_extractor(self._nlp)
         keep_unk = cfg.variant == "errant" and cfg.convention == "errant_compare"
         flat_ref_src = [sources[i] for i, rs in enumerate(refs) for _ in rs]
@@ -412,13 +414,6 @@ class UOTErrant:
         return [flag(i, TRUNCATED, text=role, tokens=n, limit=limit) for i, n in enumerate(lengths) if n > limit]
 
     # ---------------------------------------------------------------------------------------------
-    def _prepare_text(self, sources: list[str], hyps: dict[str, list[str]], refs: list[list[str]]
-                      ) -> tuple[list[str], dict[str, list[str]], list[list[str]]]:
-        """spaCy-tokenise everything (`tokenize=True`) or reject clearly untokenised input."""
-        sources, predictions, refs = tokenise_or_check(sources, list(hyps.values()), refs,
-                                                       tokenize=self.config.tokenize, nlp=self._nlp)
-        return sources, dict(zip(hyps, predictions)), refs
-
     def _edit_vectors(self, sets: list[tuple[str, Sequence[Edit]]], owners: Sequence[int]) -> list[EditSet]:
         """Edit vectors and masses of every edit set (`owners`: its example), from one embedding call over all
         distinct token sequences."""
