@@ -301,13 +301,13 @@ def test_space_says_the_model_cannot_load_and_scores_with_local_models(name, tin
     from gradio_client.exceptions import AppError
 
     from gecscore.spaces.loading import METRIC_PATH_ENV
-    from test_spaces import REPO, free_port, load_app
+    from test_spaces import REPO, launch_local, load_app
 
     monkeypatch.setenv(METRIC_PATH_ENV, str(REPO / "metrics"))
     app = load_app(name)
     demo = app.build_demo()
     demo.queue(default_concurrency_limit=1)
-    _, url, _ = demo.launch(server_name="127.0.0.1", server_port=free_port(), prevent_thread_lock=True, quiet=True)
+    url = launch_local(demo)
     try:
         client = Client(url, verbose=False)
         source, hypotheses = app.PAGE.sentence_examples[0]

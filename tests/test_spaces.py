@@ -107,8 +107,7 @@ def served(request):
         app = load_app(name)
         demo = app.build_demo()
         demo.queue(default_concurrency_limit=1)
-        _, url, _ = demo.launch(server_name="127.0.0.1", server_port=free_port(), prevent_thread_lock=True,
-                                quiet=True)
+        url = launch_local(demo)
         try:
             yield Served(name, app, url, Client(url, verbose=False), CASES[name])
         finally:
@@ -127,6 +126,22 @@ def modules():
             loaded[name] = evaluate.load(str(REPO / "metrics" / name), keep_in_memory=True)
         return loaded[name]
     return get
+
+
+def launch_local(demo: Any, attempts: int = 3) -> str:
+    """Launch `demo` on 127.0.0.1 at a free port and return its URL. Gradio checks that the server answers with a
+    single HEAD request of 3 s, which a loaded 2-core CI machine can miss (the server is up a moment later): such a
+    refused start is closed and tried again, at most `attempts` times."""
+    for attempt in range(attempts):
+        try:
+            _, url, _ = demo.launch(server_name="127.0.0.1", server_port=free_port(), prevent_thread_lock=True,
+                                    quiet=True)
+            return url
+        except ValueError as error:
+            if "localhost is not accessible" not in str(error) or attempt == attempts - 1:
+                raise
+            demo.close()
+    raise AssertionError("unreachable")
 
 
 def free_port() -> int:
@@ -359,13 +374,18 @@ def test_browser_renders_the_example(served):
             page.get_by_role("button", name="Score sentence").click()
             page.wait_for_selector("text=\u2713", timeout=180_000)
             page.wait_for_selector(served.case.visual, timeout=30_000)
-            assert page.locator("text=Traceback").count() == 0
-            page.wait_for_timeout(500)
-            target = SCREENSHOTS / served.name / "screenshot.png"
-            target.parent.mkdir(parents=True, exist_ok=True)
-            page.screenshot(path=str(target), full_page=True)
+            save_screenshot(page, served.name)
         finally:
             browser.close()
+
+
+def save_screenshot(page: Any, name: str) -> None:
+    """After a scored example: no traceback in the page, then the whole page saved as `<name>/screenshot.png`."""
+    assert page.locator("text=Traceback").count() == 0
+    page.wait_for_timeout(500)
+    target = SCREENSHOTS / name / "screenshot.png"
+    target.parent.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(target), full_page=True)
 
 
 @pytest.mark.browser

@@ -18,8 +18,8 @@ import pytest
 from gecscore import registry
 from gecscore.spaces.loading import METRIC_PATH_ENV
 from llm_stub import stub_server
-from test_spaces import (CHROMIUM, CHROMIUM_ARGS, REPO, SCREENSHOTS, assert_message, free_port, lines, load_app,
-                         modules, upload)  # noqa: F401 (modules: the fixture)
+from test_spaces import (CHROMIUM, CHROMIUM_ARGS, REPO, assert_message, launch_local, lines, load_app, modules,
+                         save_screenshot, upload)  # noqa: F401 (modules: the fixture)
 
 sys.path.insert(0, str(Path(__file__).resolve().parent / "golden_some_scribendi"))
 import tiny_models  # noqa: E402
@@ -62,8 +62,7 @@ def served(request, tmp_path_factory):
         app = load_app(name)
         demo = app.build_demo()
         demo.queue(default_concurrency_limit=1)
-        _, url, _ = demo.launch(server_name="127.0.0.1", server_port=free_port(), prevent_thread_lock=True,
-                                quiet=True)
+        url = launch_local(demo)
         stack.callback(demo.close)
         yield Served(name, app, Client(url, verbose=False), url, settings, options)
 
@@ -137,10 +136,6 @@ def test_browser_renders_the_example(served):
             page.wait_for_selector("text=\u2713", timeout=180_000)
             page.wait_for_selector("text=Ranking (best first)" if served.name != "scribendi" else "text=Sum",
                                    timeout=30_000)
-            assert page.locator("text=Traceback").count() == 0
-            page.wait_for_timeout(500)
-            target = SCREENSHOTS / served.name / "screenshot.png"
-            target.parent.mkdir(parents=True, exist_ok=True)
-            page.screenshot(path=str(target), full_page=True)
+            save_screenshot(page, served.name)
         finally:
             browser.close()

@@ -193,10 +193,12 @@ def test_the_panel_sits_in_the_corpus_tab_around_the_button(spaces, name):
 def test_score_types_through_the_api(monkeypatch, nlp):
     from gradio_client import Client, handle_file
 
+    from test_spaces import launch_local
+
     monkeypatch.setenv(METRIC_PATH_ENV, str(REPO / "metrics"))
     space = Space("uot_errant")
     space.demo.queue(default_concurrency_limit=1)
-    _, url, _ = space.demo.launch(server_name="127.0.0.1", prevent_thread_lock=True, quiet=True)
+    url = launch_local(space.demo)
     try:
         client = Client(url, verbose=False)
         uploads = [handle_file(FILES[0]), handle_file(FILES[1]), [handle_file(p) for p in FILES[2]]]
