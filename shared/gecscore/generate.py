@@ -196,17 +196,23 @@ def _text(text: str | None) -> str:
 
 def outdated(root: Path) -> list[Path]:
     """The generated files under `root` that differ from what `make generate` would write."""
-    return outdated_paths(root, list(targets(root)))
+    return list(stale_files(root, list(targets(root))))
 
 
 def outdated_paths(root: Path, paths: Sequence[Path]) -> list[Path]:
     """Those of the generated files `paths` under `root` that are out of date."""
+    return list(stale_files(root, paths))
+
+
+def stale_files(root: Path, paths: Sequence[Path]) -> dict[Path, str]:
+    """Each out-of-date file among `paths` with what `make generate` writes there (each file rendered once)."""
     found = targets(root)
-    stale = []
+    stale = {}
     for path in paths:
         current = path.read_text(encoding="utf-8") if path.is_file() else None
-        if found[path](current) != current:
-            stale.append(path)
+        new = found[path](current)
+        if new != current:
+            stale[path] = new
     return stale
 
 
@@ -217,15 +223,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--root", type=Path, default=Path.cwd(), help="the repository (default: here)")
     parser.add_argument("--check", action="store_true", help="write nothing; exit 1 if a file is out of date")
     args = parser.parse_args(argv)
-    stale = outdated(args.root)
+    stale = stale_files(args.root, list(targets(args.root)))
     if args.check:
         for path in stale:
             print(f"out of date: {path} (run `make generate`)", file=sys.stderr)
         return 1 if stale else 0
-    for path in stale:
-        current = path.read_text(encoding="utf-8") if path.is_file() else None
+    for path, text in stale.items():
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(targets(args.root)[path](current), encoding="utf-8")
+        path.write_text(text, encoding="utf-8")
         print(f"updated {path}")
     return 0
 

@@ -31,8 +31,6 @@ from gecscore.common.signature import make_signature
 from gecscore.uot_errant.transport import (
     Transport, edit_masses, edit_vectors, perfect_transport, transport, typed_transport_counts, variant_texts,
 )
-from gecscore.common.validation import check_references, check_texts
-
 from gecscore.uot_errant import SPEC, compare
 from gecscore.common.caller import warn
 from gecscore.common.progress import progress_bar
@@ -380,7 +378,8 @@ class UOTErrant:
         if not systems:
             raise ValueError("`systems` is empty; give at least one system's predictions")
         if not self.from_input_layer:  # a direct call passes the input layer's checks here
-            check_references(references, len(check_texts("sources", sources)))  # required here: None is an error
+            if references is None:  # the input layer takes none (reference-free metrics); this metric needs them
+                raise ValueError("`references` is None; expected one string or a list of strings per example")
             checked = prepare(sources, systems, references)
             sources, systems, references = checked.sources, checked.systems, checked.references
         if cfg.variant == "uot":
