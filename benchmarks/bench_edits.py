@@ -15,7 +15,8 @@ from pathlib import Path
 
 import errant
 
-from gecscore.common.edits import EditExtractor, load_spacy
+from gecscore.common.edits import EditExtractor
+from gecscore.common.inputs import load_spacy
 from report import machine_line, write_report
 
 REPO = Path(__file__).resolve().parent.parent

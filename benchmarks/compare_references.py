@@ -284,7 +284,7 @@ def parse_floor(pairs: Iterable[tuple[str, str]]) -> tuple[int, float]:
     pairs whose token lists differ (identical pairs need no parse); the count and the seconds."""
     from spacy.tokens import Doc
 
-    from gecscore.common.edits import load_spacy
+    from gecscore.common.inputs import load_spacy
 
     texts = list(dict.fromkeys(t for src, trg in pairs if src.split() != trg.split() for t in (src, trg)))
     nlp = load_spacy()

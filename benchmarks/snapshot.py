@@ -61,7 +61,7 @@ CONFIGS: dict[str, tuple[str, dict[str, Any]]] = {
 
 
 def read_lines(path: Path) -> list[str]:
-    from gecscore.common.text_input import split_lines
+    from gecscore.common.inputs import split_lines
 
     return split_lines(path.read_text(encoding="utf-8"))
 

@@ -40,12 +40,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=REPO / "benchmarks" / "workers")
     args = parser.parse_args(argv)
     from gecscore.common import edits
+    from gecscore.common.inputs import load_spacy
     from gecscore.common.workers import using_workers
 
     load = os.getloadavg()[0]
     work = pairs(args.data)
     srcs, trgs = [s for s, _ in work], [t for _, t in work]
-    nlp = edits.load_spacy()
+    nlp = load_spacy()
     startup = {}
     for n in args.workers:
         if n > 1:

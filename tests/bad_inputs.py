@@ -337,7 +337,7 @@ def markdown(rows: dict[str, dict[str, Outcome]], signal_rows: dict[str, dict[st
              "Space runs it (MiniLM; IMPARA-GED with the embedded estimator), in the default (published) mode. "
              "*refused* is a ValueError / TypeError / OSError (CLI: exit status 2; Space: a `gr.Error`) whose "
              "message names the argument and position; *flagged* lists the reasons in `degenerate_sentences` "
-             "(see `gecscore.common.degenerate`); *warned* names the warning; *n/a*: the input cannot be expressed "
+             "(see `gecscore.common.results`); *warned* names the warning; *n/a*: the input cannot be expressed "
              "there (a file holds only text; the Spaces take no extra options).", ""]
     for metric in METRICS:
         columns = [c for c in next(iter(rows.values())) if c.startswith(f"{metric}: ")]

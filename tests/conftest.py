@@ -109,7 +109,7 @@ def minilm() -> Path:
 @pytest.fixture(scope="session")
 def nlp():
     """The spaCy pipeline ERRANT uses (loaded once per test session)."""
-    from gecscore.common.edits import load_spacy
+    from gecscore.common.inputs import load_spacy
 
     return load_spacy()
 

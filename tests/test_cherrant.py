@@ -12,8 +12,8 @@ import pytest
 
 from gecscore import registry
 from gecscore.common import errant_compare as ec
-from gecscore.common.degenerate import DegenerateOutputWarning
 from gecscore.common.m2io import format_m2, read_m2
+from gecscore.common.results import DegenerateOutputWarning
 
 ZH = {"convention": "errant_compare", "language": "zh"}
 

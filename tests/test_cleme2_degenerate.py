@@ -11,7 +11,7 @@ import pytest
 from gecscore import registry, script_path
 from gecscore.cleme2.metric import ClemeConfig, cleme_score
 from gecscore.cleme2.weights import NOISE_LEVEL, LLMRater, check_causal_lm
-from gecscore.common.degenerate import EMPTY_PREDICTION, NOISE_WEIGHTS, TRUNCATED, DegenerateOutputWarning
+from gecscore.common.results import EMPTY_PREDICTION, NOISE_WEIGHTS, TRUNCATED, DegenerateOutputWarning
 from test_cleme2 import m2  # the same M2 block builder
 
 SRC = "a b c d"

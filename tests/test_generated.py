@@ -1,5 +1,5 @@
 """`make generate`: the files that repeat the registry (evaluate scripts, card option tables, the README's table,
-setup.cfg's import contracts) are current, and the check fails when one is not."""
+setup.cfg's import contracts, `gecscore.__all__`) are current, and the check fails when one is not."""
 
 from __future__ import annotations
 
@@ -47,6 +47,19 @@ def test_a_metric_left_out_of_the_import_contracts_is_put_back(copy):
     setup_cfg.write_text(dropped, encoding="utf-8")
     assert generate.outdated(copy) == [setup_cfg]
     assert generate.import_contracts(dropped) == text
+
+
+def test_a_metric_left_out_of_the_public_names_is_put_back(copy):
+    init = copy / "shared" / "gecscore" / "__init__.py"
+    text = init.read_text(encoding="utf-8")
+    dropped = text.replace(' "green",', "")
+    assert dropped != text
+    init.write_text(dropped, encoding="utf-8")
+    assert generate.outdated(copy) == [init]
+    assert generate.package_all(dropped) == text
+    import gecscore
+
+    assert set(registry.METRIC_PACKAGES) <= set(gecscore.__all__)
 
 
 def test_a_script_is_written_from_its_spec():

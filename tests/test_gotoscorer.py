@@ -177,7 +177,7 @@ def test_references_it_does_not_read_are_never_dropped_silently(tmp_path, capsys
     """GoToScorer reads one reference per sentence (`ref_id`), as gec-metrics does. Given more without choosing, the
     library says so (UnusedReferencesWarning) and the command line refuses the second file, naming `ref_id`; given
     `ref_id`, neither complains (issue 42: two reference files were scored against the first, silently)."""
-    from gecscore.common.validation import UnusedReferencesWarning
+    from gecscore.common.inputs import UnusedReferencesWarning
 
     sources, hyps, references = ([values[i] for i in (0, 3)] for values in (SOURCES, SYSTEMS["a"], REFERENCES))
 

@@ -14,7 +14,7 @@ from cli_cases import leaderboard_with_a_baseline
 from gecscore import registry, sharding
 from gecscore.cli import main
 from gecscore.common.bootstrap import confidence_interval, paired_approximate_randomization
-from gecscore.common.degenerate import DegenerateOutputWarning
+from gecscore.common.results import DegenerateOutputWarning
 from gecscore.green import SummedCounts, green, sentence_counts, text_tokens
 
 GOLDEN = json.loads((Path(__file__).parent / "golden_green" / "green_golden.json").read_text(encoding="utf-8"))

@@ -12,8 +12,8 @@ import pytest
 from conftest import build_tiny_model
 
 from gecscore import registry
-from gecscore.common.degenerate import EMPTY_PREDICTION, TRUNCATED
-from gecscore.common.validation import UntokenisedTextWarning
+from gecscore.common.inputs import UntokenisedTextWarning
+from gecscore.common.results import EMPTY_PREDICTION, TRUNCATED
 from gecscore.impara_ged.metric import Impara
 
 LONG = " ".join(["the cat"] * 70) + " ."  # 143 tokens with [CLS] and [SEP] for the tiny WordPiece tokenizer

@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 from gecscore import registry
-from gecscore.common.degenerate import EMPTY_PREDICTION, INCONSISTENT_COUNTS, TRUNCATED, ZERO_WEIGHT_EDITS
 from gecscore.common.m2io import parse_m2
+from gecscore.common.results import EMPTY_PREDICTION, INCONSISTENT_COUNTS, TRUNCATED, ZERO_WEIGHT_EDITS
 from gecscore.pt_m2 import metric as pt_m2
 from gecscore.pt_m2.lattice import AnnotatorEdits, GoldEdit, SysEdit
 from test_pt_m2 import OverlapSimilarity  # the same stand-in for BERTScore

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from gecscore import registry
-from gecscore.common.degenerate import EMPTY_PREDICTION, TRUNCATED
+from gecscore.common.results import EMPTY_PREDICTION, TRUNCATED
 from gecscore.scribendi.metric import levenshtein_ratio, sentence_score, token_sort_ratio
 from gecscore.some.metric import normalise, weighted
 

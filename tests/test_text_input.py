@@ -3,7 +3,7 @@
 import pytest
 
 from gecscore.cli import main
-from gecscore.common.text_input import control_character, decode_utf8, split_lines
+from gecscore.common.inputs import control_character, decode_utf8, split_lines
 from gecscore.spaces.inputs import InputError, read_upload, split_lines as spaces_split_lines
 
 

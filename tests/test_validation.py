@@ -2,7 +2,7 @@
 
 import pytest
 
-from gecscore.common.validation import check_references, check_same_length, check_texts, check_tokenised
+from gecscore.common.inputs import check_references, check_same_length, check_texts, check_tokenised
 
 
 @pytest.mark.parametrize(

@@ -9,7 +9,7 @@ import warnings
 from pathlib import Path
 
 from gecscore import registry
-from gecscore.common.degenerate import DegenerateOutputWarning
+from gecscore.common.results import DegenerateOutputWarning
 
 SOURCES = ["He go to school .", "I has a apple .", "She like cats ."]
 REFERENCES = [["He goes to school ."], ["I have an apple ."], ["She likes cats ."]]

@@ -35,7 +35,8 @@ def test_the_number_comes_from_the_user_else_the_environment_else_one(monkeypatc
 def test_edits_from_two_processes_equal_one_process(shared_data, monkeypatch):
     """SEEDA outputs against their sources (over PARALLEL_MIN_PAIRS changed pairs): the extraction split across
     two spawned processes returns the same edits, types and order as one process, and fills the same cache."""
-    from gecscore.common.edits import PARALLEL_MIN_PAIRS, EditExtractor, load_spacy
+    from gecscore.common.edits import PARALLEL_MIN_PAIRS, EditExtractor
+    from gecscore.common.inputs import load_spacy
 
     monkeypatch.delenv(workers.WORKERS_ENV, raising=False)
     subset = shared_data / "SEEDA" / "outputs" / "subset"

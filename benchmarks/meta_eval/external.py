@@ -75,8 +75,9 @@ def sentence_errant_from_edits(hyps: Sequence[Sequence[tuple]], refs: Sequence[S
     edits), F_β (0 when the denominator is 0); the reference with the highest F, then more matches, then fewer
     proposed + β²·gold edits is chosen.
     """
-    from gecscore.common.fbeta import m2_prf
+    from gecscore.common.fbeta import beta_squared, m2_prf
 
+    b2 = beta_squared(beta, "errant")  # Python's `beta ** 2`, as errant_score.py
     total = 0.0
     for hyp, candidates in zip(hyps, refs):
         h = set(hyp)
@@ -84,7 +85,7 @@ def sentence_errant_from_edits(hyps: Sequence[Sequence[tuple]], refs: Sequence[S
         for ref in candidates or [[]]:
             c, p, g = len(h & set(ref)), len(hyp), len(ref)
             f = m2_prf(c, p, g, beta)[2]
-            key = (f, c, -(p + beta ** 2 * g))
+            key = (f, c, -(p + b2 * g))
             if best is None or key > best[0]:
                 best = (key, f)
         total += best[1] if best else 0.0

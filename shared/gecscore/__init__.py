@@ -15,9 +15,11 @@ from gecscore.shipped import app_path, script_path
 __all__ = [
     "Leaderboard", "__version__", "app_path", "compare", "rerank", "score_dataset", "script_path",
     # public modules
-    "bertscore", "cleme2", "common", "dataset_scoring", "evaluate_module", "gleu", "gotoscorer", "green", "impara_ged",
-    "integrations", "leaderboard", "llm_kobayashi24", "meta_eval", "pt_m2", "registry", "reranking", "rewards",
-    "scribendi", "sentence_scorer", "sharding", "some", "training", "uot_errant",
+    "common", "dataset_scoring", "evaluate_module", "integrations", "leaderboard", "meta_eval", "registry",
+    "reranking", "rewards", "sentence_scorer", "sharding", "training",
+    # the metric packages, from registry.METRIC_PACKAGES (`make generate`)
+    "uot_errant", "pt_m2", "cleme2", "impara_ged", "gleu", "gotoscorer", "some", "scribendi", "green", "bertscore",
+    "llm_kobayashi24",
 ]
 __version__ = "0.1.0"
 #: Names loaded on first use, so that `import gecscore` stays light: name -> the module that defines it.

@@ -32,9 +32,9 @@ import json
 from typing import Any, Sequence
 
 from gecscore import __version__, registry, sharding
-from gecscore.common.degenerate import CLIPPED
 from gecscore.common.file_identity import file_identity
-from gecscore.common.validation import reference_cell
+from gecscore.common.inputs import reference_cell
+from gecscore.common.results import CLIPPED
 from gecscore.sentence_scorer import SentenceScorer
 
 __all__ = ["score_dataset"]

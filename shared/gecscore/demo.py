@@ -20,8 +20,8 @@ from gecscore.shipped import script_path
 
 
 def read_lines(path: Path, n: int) -> list[str]:
-    """The first `n` lines, read as the CLI and the Spaces read them (`gecscore.common.text_input`)."""
-    from gecscore.common.text_input import split_lines
+    """The first `n` lines, read as the CLI and the Spaces read them (`gecscore.common.inputs`)."""
+    from gecscore.common.inputs import split_lines
 
     return split_lines(path.read_text(encoding="utf-8"))[:n]
 

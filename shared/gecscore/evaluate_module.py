@@ -22,8 +22,8 @@ import datasets
 import evaluate
 
 from gecscore import registry
+from gecscore.common.inputs import check_references, check_same_length, check_texts
 from gecscore.common.options import MetricSpec
-from gecscore.common.validation import check_references, check_same_length, check_texts
 
 _EVALUATE_INIT_ARGS = frozenset({
     "config_name", "keep_in_memory", "cache_dir", "num_process", "process_id", "seed", "experiment_id",

@@ -3,9 +3,10 @@
 The metrics' evaluate scripts (`metrics/<name>/<name>.py`, from `MetricSpec.script` and the options), the Space
 apps of the metrics that declare their Space in the SPEC (`spaces/<name>/app.py`, `MetricSpec.space`), the option
 tables of their cards and the README's table of metrics (`gecscore.cards`), the lists of metric packages in
-setup.cfg's import contracts, and the API reference's page of metric packages (`docs/api/metrics.md`, from each
-package's exported names). A metric is declared once, in its package's SPEC; these files are committed so that
-the Hub folders stay plain files, and a test fails when one of them is out of date (`outdated`).
+setup.cfg's import contracts and in `gecscore.__all__`, and the API reference's page of metric packages
+(`docs/api/metrics.md`, from each package's exported names). A metric is declared once, in its package's SPEC;
+these files are committed so that the Hub folders stay plain files, and a test fails when one of them is out
+of date (`outdated`).
 
 `python -m gecscore.generate [--root DIR] [--check]` rewrites them under the repository `DIR` (default: the
 current directory); with `--check` it writes nothing and exits 1 naming the files that are not current.
@@ -146,6 +147,18 @@ def import_contracts(setup_cfg: str) -> str:
     return _FORBIDDEN.sub(lambda m: m.group(1) + "".join(f"    {p}.*\n" for p in packages), setup_cfg, count=1)
 
 
+_PACKAGES = re.compile(r"(    # the metric packages, from registry\.METRIC_PACKAGES \(`make generate`\)\n)(?:    \".*\n)*")
+
+
+def package_all(init: str) -> str:
+    """`gecscore/__init__.py` with the metric packages of its `__all__` listed from `registry.METRIC_PACKAGES`."""
+    if _PACKAGES.search(init) is None:
+        raise ValueError("gecscore/__init__.py's __all__ has no '# the metric packages' comment to list them after")
+    names = textwrap.fill(", ".join(f'"{name}"' for name in registry.METRIC_PACKAGES) + ",", WIDTH - 1,
+                          initial_indent="    ", subsequent_indent="    ", break_on_hyphens=False)
+    return _PACKAGES.sub(lambda m: m.group(1) + names + "\n", init, count=1)
+
+
 API_INTRO = """\
 # The metric packages
 
@@ -184,6 +197,7 @@ def targets(root: Path) -> dict[Path, Callable[[str | None], str]]:
     found[root / "README.md"] = lambda text: cards.render_readme(_text(text))
     found[root / "setup.cfg"] = lambda text: import_contracts(_text(text))
     found[root / "docs" / "api" / "metrics.md"] = lambda _: api_page()
+    found[root / "shared" / "gecscore" / "__init__.py"] = lambda text: package_all(_text(text))
     return found
 
 

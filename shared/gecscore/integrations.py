@@ -216,7 +216,7 @@ def seq2seq_compute_metrics(tokenizer: Any, metrics: Iterable[MetricChoice] | Ma
 
     `robust=True` (the default here, unlike the evaluate modules): a model in training must not be rewarded for
     degenerate outputs — an empty generation scores as the unchanged source and every score stays in [0, 1]
-    (`gecscore.common.degenerate`). Pass `robust=False` for the published metrics' numbers.
+    (`gecscore.common.results`). Pass `robust=False` for the published metrics' numbers.
 
     `shard=True` (the default): when the Trainer runs several processes (an initialised `torch.distributed`
     group), each rank parses and encodes only its shard of the evaluation set and all ranks get the merged scores,

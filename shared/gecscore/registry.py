@@ -16,11 +16,10 @@ import importlib
 from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
-from gecscore.common.degenerate import merge, report
 from gecscore.common.inputs import check_reference_index, metric_texts, prepare
 from gecscore.common.m2io import m2_references, read_m2_input
 from gecscore.common.options import MetricSpec, did_you_mean, input_options
-from gecscore.common.results import MetricResult
+from gecscore.common.results import MetricResult, merge, report
 from gecscore.common.statistics import MetricRunner, Statistics
 
 #: The metric packages, in the order every table lists them. A metric is registered by its line here; everything
@@ -239,7 +238,8 @@ def _metric_texts(call: _Prepared) -> tuple[Any, Mapping[str, Any], Any]:
         raise ValueError("`unit='char'` does not apply to language='zh', whose tokens are characters already; drop "
                          "`unit`")
     return metric_texts(call.metric.text_form, call.sources, call.systems, call.references, tokenize=tokenize,
-                        language=language)
+                        language=language, read_sources=call.metric.reads_sources(
+                            call.options.get("variant", call.metric.variants[0] if call.metric.variants else None)))
 
 
 def statistics_systems(name: str, sources: Sequence[str] | None, systems: Mapping[str, Sequence[str] | None],

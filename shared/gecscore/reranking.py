@@ -34,8 +34,8 @@ from typing import Any, Sequence
 import numpy as np
 
 from gecscore import registry
-from gecscore.common.degenerate import REFUSED
-from gecscore.common.validation import check_references, check_texts
+from gecscore.common.inputs import check_references, check_texts
+from gecscore.common.results import REFUSED
 from gecscore.sentence_scorer import MODEL_OUTPUT_DEFAULTS, SentenceScorer, options_with
 
 __all__ = ["METHODS", "RERANK_DEFAULTS", "RerankResult", "check_method", "rerank"]

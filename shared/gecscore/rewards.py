@@ -29,8 +29,7 @@ import warnings
 from typing import Any, Callable, Sequence
 
 from gecscore import registry
-from gecscore.common.inputs import TextHygieneWarning
-from gecscore.common.validation import check_references, check_texts
+from gecscore.common.inputs import TextHygieneWarning, check_references, check_texts
 from gecscore.sentence_scorer import MODEL_OUTPUT_DEFAULTS, ScoredBatch, SentenceScorer, options_with
 
 __all__ = ["GECReward", "reward_function", "completion_text", "REWARD_DEFAULTS"]

@@ -43,9 +43,8 @@ from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
 from gecscore import registry, sharding
-from gecscore.common.degenerate import CLIPPED, NO_SCORE, REFUSED, flag
-from gecscore.common.inputs import check_clean, longest_changed_run
-from gecscore.common.text_input import control_character
+from gecscore.common.inputs import check_clean, control_character, longest_changed_run
+from gecscore.common.results import CLIPPED, NO_SCORE, REFUSED, flag
 
 __all__ = ["MODEL_OUTPUT_DEFAULTS", "ScoredBatch", "SentenceScorer", "options_with"]
 

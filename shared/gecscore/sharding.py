@@ -35,9 +35,8 @@ from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
 from gecscore import registry
-from gecscore.common.degenerate import report
 from gecscore.common.m2io import read_m2_input
-from gecscore.common.results import MetricResult
+from gecscore.common.results import MetricResult, report
 from gecscore.common.statistics import NotShardableError, Statistics
 
 __all__ = ["NotShardableError", "plan", "merge", "run_in_shards", "run_sharded", "run_systems_sharded",

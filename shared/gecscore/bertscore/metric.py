@@ -17,11 +17,10 @@ import numpy as np
 from gecscore.bertscore import SPEC
 from gecscore.common.bertscore import BERTScorer
 from gecscore.common.bootstrap import SentenceMean
-from gecscore.common.degenerate import TRUNCATED, flag, merge, truncated
-from gecscore.common.results import MetricResult, sentence_core
+from gecscore.common.inputs import check_references, check_same_length, check_texts
+from gecscore.common.results import MetricResult, TRUNCATED, flag, merge, sentence_core, truncated
 from gecscore.common.signature import make_signature
 from gecscore.common.statistics import Statistics
-from gecscore.common.validation import check_references, check_same_length, check_texts
 
 #: Where each measure sits in a row of per-reference values.
 MEASURES = {"p": 0, "r": 1, "f": 2}
@@ -89,7 +88,7 @@ def statistics_systems(sources: Sequence[str], systems: Mapping[str, Sequence[st
     for texts in systems.values():
         check_same_length(sources=sources, predictions=texts)
     if opts["tokenize"]:
-        from gecscore.common.edits import tokenize as spacy_tokenize
+        from gecscore.common.inputs import spacy_tokenize
 
         flat = iter(spacy_tokenize([r for g in groups for r in g]))
         groups = [[next(flat) for _ in g] for g in groups]

@@ -23,9 +23,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, ContextManager, Literal, Sequence
 
 from gecscore.common.edits import Edit
+from gecscore.common.inputs import check_references, check_same_length, check_texts
 from gecscore.common.m2io import M2Edit, M2Sentence, parse_m2
 from gecscore.common.sharing import SharedWithin
-from gecscore.common.validation import check_references, check_same_length, check_texts
 
 if TYPE_CHECKING:
     from gecscore.common.edits import EditExtractor

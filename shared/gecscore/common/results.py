@@ -4,14 +4,107 @@ A `MetricResult` holds one system's corpus scalars, one record per sentence (its
 scored against and its sufficient statistics), the corpus statistic that re-applies the metric's corpus rule to
 any resample of those sentences (`gecscore.common.bootstrap`), non-scalar details and the signature. The evaluate
 modules return `as_dict(...)`; the CLI, bootstrap, the Trainer hook and the meta-evaluation read the same object.
+
+**Degenerate sentences** are the ones whose score a metric computes but cannot vouch for, in one record format.
+
+Every metric returns `degenerate_sentences`: one record per flagged (sentence, reason), `{"index": i, "reason":
+REASON, ...details}`, sorted by index, and `report` emits one `DegenerateOutputWarning` per run that
+summarises them, system by system. The reasons are the constants below; a metric adds details (which reference,
+which edits, how many tokens).
+
+`robust=True` means the same for every metric: scores stay in [0, 1]; an empty (or whitespace-only) prediction of
+a non-empty source is scored as the unchanged source (`robust_predictions`), so it can never score above leaving
+the sentence alone; edits the metric cannot see (zero-mass UOT edits, CLEME2.0 chunks whose weights are float
+noise) are handled by the metric's explicit rule, which its card states; and a prediction identical to a
+reference is a perfect correction, scoring exactly 1 against it with no flag on its sentence (UOT-ERRANT's plan
+and CLEME2.0's empty hit otherwise score it below 1). Without `robust`, the published metric's number is returned
+and the sentence is only flagged (a flag on a perfect correction says so in a `note`). Sentences that are neither
+flagged nor perfect score the same in both modes.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Mapping, Sequence
+from typing import Any, Iterable, Mapping, Sequence
 
 from gecscore.common.bootstrap import CorpusStatistic
+from gecscore.common.caller import warn
+
+EMPTY_PREDICTION = "empty prediction"
+TRUNCATED = "truncated"
+DEGENERATE_TRANSPORT = "degenerate transport"
+NOISE_WEIGHTS = "float-noise weights"
+ZERO_WEIGHT_EDITS = "zero-weight edits"
+OVER_TRANSPORT = "over-transport"
+INCONSISTENT_COUNTS = "inconsistent counts"  # more correct edits than proposed or gold ones (PT-M2, M²)
+UNREADABLE_JUDGEMENT = "unreadable judgement"  # an LLM judge's answer without the scores asked for (LLM-S/E)
+NOT_JUDGED = "not judged"  # a correction left out of the five an LLM judge scores together (LLM-S/E)
+# Only where sentence scores are rewards or utilities (`gecscore.sentence_scorer`, lenient): model output the input
+# layer or the metric would refuse, scored 0 instead of stopping a training run.
+REFUSED = "refused"
+CLIPPED = "clipped"  # a sentence score outside its metric's declared interval, clipped into it
+NO_SCORE = "no score"  # a sentence the metric gave no finite score (None or NaN), valued 0
+# ChERRANT: a reference marked 无法标注 (cannot be annotated); the scorer skips the sentence (it adds 0/0/0).
+NOT_ANNOTATABLE = "not annotatable"
+REASONS = (EMPTY_PREDICTION, TRUNCATED, DEGENERATE_TRANSPORT, OVER_TRANSPORT, NOISE_WEIGHTS, ZERO_WEIGHT_EDITS,
+           INCONSISTENT_COUNTS, UNREADABLE_JUDGEMENT, NOT_JUDGED, REFUSED, CLIPPED, NO_SCORE, NOT_ANNOTATABLE)
+
+
+class DegenerateOutputWarning(UserWarning):
+    """Some sentences are degenerate for the metric (see the result's `degenerate_sentences`)."""
+
+
+def flag(index: int, reason: str, **details: Any) -> dict[str, Any]:
+    """One degenerate-sentence record."""
+    if reason not in REASONS:
+        raise AssertionError(f"unknown degenerate reason {reason!r}")
+    return {"index": int(index), "reason": reason, **details}
+
+
+def empty_predictions(sources: Sequence[str], predictions: Sequence[str]) -> list[dict[str, Any]]:
+    """Records for predictions that are empty or whitespace while their source has text."""
+    return [flag(i, EMPTY_PREDICTION) for i, (src, hyp) in enumerate(zip(sources, predictions))
+            if not hyp.strip() and src.strip()]
+
+
+def robust_predictions(sources: Sequence[str], predictions: Sequence[str]) -> list[str]:
+    """The predictions with every empty prediction of a non-empty source replaced by its source (robust mode)."""
+    return [src if not hyp.strip() and src.strip() else hyp for src, hyp in zip(sources, predictions)]
+
+
+def truncated(lengths: Iterable[int], limit: int, **details: Any) -> list[dict[str, Any]]:
+    """Records for the sentences whose token count (special tokens included) exceeds the encoder's `limit`."""
+    return [flag(i, TRUNCATED, tokens=int(n), limit=int(limit), **details)
+            for i, n in enumerate(lengths) if n > limit]
+
+
+def merge(*groups: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
+    """All records, sorted by sentence index (stable within a sentence)."""
+    return sorted((r for group in groups for r in group), key=lambda r: r["index"])
+
+
+def report(metric: str, records: Mapping[str, Sequence[dict[str, Any]]], *, robust: bool) -> None:
+    """One warning for a run, attributed to the user's call: per reason, each system's count of flagged sentences
+    and their first 0-based indices (the full lists are in each result's `degenerate_sentences`); nothing when no
+    sentence is flagged. A run of one system does not name it."""
+    by_reason: dict[str, dict[str, list[int]]] = {}
+    for system, system_records in records.items():
+        for record in system_records:
+            by_reason.setdefault(record["reason"], {}).setdefault(system, []).append(record["index"])
+    if not by_reason:
+        return
+    parts = []
+    for reason, systems in by_reason.items():
+        counts = []
+        for system, indices in systems.items():
+            distinct = sorted(set(indices))
+            shown = ", ".join(map(str, distinct[:8])) + (", ..." if len(distinct) > 8 else "")
+            counts.append(("" if len(records) == 1 else f"{system} ") + f"{len(distinct)} [{shown}]")
+        parts.append(f"{reason}: {', '.join(counts)}")
+    mode = ("robust=True handled them by the rules in the card" if robust else
+            "their scores follow the published metric; pass robust=True for the card's safe rules")
+    warn(f"{metric}: degenerate sentences (0-based indices) — {'; '.join(parts)}. See each result's "
+         f"`degenerate_sentences`; {mode}.", DegenerateOutputWarning)
 
 
 #: The keys every sentence record starts with, whatever the metric (docs/sentence-records.md).

@@ -47,7 +47,7 @@ class Statistics:
     settings: Mapping[str, Any]
     #: The version signature of the metric as gathered (model, settings), before the input layer's part.
     signature: str
-    #: Degenerate-sentence records (`gecscore.common.degenerate`), indexed within these statistics.
+    #: Degenerate-sentence records (`gecscore.common.results`), indexed within these statistics.
     degenerate: tuple[Mapping[str, Any], ...] = ()
     #: Why these statistics depend on the whole corpus and do not concatenate (None: they do).
     unshardable: str | None = None

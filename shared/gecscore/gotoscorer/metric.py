@@ -18,15 +18,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar, Mapping, Sequence
 
-from gecscore.common.degenerate import ZERO_WEIGHT_EDITS, flag
+from gecscore.common.caller import warn
 from gecscore.common.edits import get_extractor
 from gecscore.common.errant_compare import category_of
 from gecscore.common.errant_scoring import Counts, FScore, errant_greedy
-from gecscore.common.results import MetricResult, sentence_core
+from gecscore.common.inputs import UnusedReferencesWarning
+from gecscore.common.results import MetricResult, ZERO_WEIGHT_EDITS, flag, sentence_core
 from gecscore.common.signature import make_signature
 from gecscore.common.statistics import Statistics
-from gecscore.common.caller import warn
-from gecscore.common.validation import UnusedReferencesWarning
 from gecscore.gotoscorer import SPEC, WEIGHT_MODES
 from gecscore.gotoscorer.chunks import DUMMY, Chunk, chunk_sequence, outcome, typed_counts
 from gecscore.gotoscorer.weights import difficulty, evaluations, read_weight_file, write_weight_file

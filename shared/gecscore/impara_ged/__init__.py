@@ -18,6 +18,8 @@ SPEC = MetricSpec(
     summary="reference-free quality estimation with a GED-pretrained encoder",
     variants=("impara_ged", "impara"),
     runner="gecscore.impara_ged.metric",
+    text_form="estimator",
+    source_variants=("impara",),
     reference_free=True,
     # a reward or reranker pays for meaning kept: IMPARA's gate scores 0 what drifts from the source
     training_defaults=(("variant", "impara"),),

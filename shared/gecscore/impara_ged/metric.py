@@ -28,14 +28,12 @@ import numpy as np
 from gecscore.common.encoders import Encoder, cannot_load, check_loadable, check_model_path, resolve_model, \
     select_device, shared_model, usable_length
 from gecscore.common.bootstrap import SentenceMean
-from gecscore.common.degenerate import TRUNCATED, flag, merge, robust_predictions
-from gecscore.common.results import MetricResult, sentence_core
+from gecscore.common.inputs import metric_texts, prepare
+from gecscore.common.results import TRUNCATED, MetricResult, flag, merge, sentence_core
 from gecscore.common.signature import make_signature
 from gecscore.common.statistics import Statistics
 from gecscore.impara_ged import SPEC
 from gecscore.impara_ged.embedded import POOLING_CONFIG_KEY, installed_asset_dir, load_embedded, minilm_path
-from gecscore.common.validation import UntokenisedTextWarning, check_same_length, check_texts, untokenised
-from gecscore.common.caller import warn
 
 DEFAULT_MODEL = "naist-nlp/IMPARA-GED"
 IMPARA_QE_MODEL = "gotutiyan/IMPARA-QE"
@@ -262,7 +260,7 @@ class ImparaResult:
     quality: np.ndarray
     similarity: np.ndarray | None
     signature: str
-    #: TRUNCATED records (`gecscore.common.degenerate`): texts longer than `max_length` tokens of an estimator.
+    #: TRUNCATED records (`gecscore.common.results`): texts longer than `max_length` tokens of an estimator.
     degenerate: tuple[dict[str, Any], ...] = ()
 
     @property
@@ -277,7 +275,7 @@ class Impara:
     def __init__(self, model: str | None = None, *, variant: str = "impara_ged", pooling: str = "auto",
                  max_length: int = 128, batch_size: int = 32, device: str | None = None, fp16: bool = False,
                  revision: str | None = None, se_model: str = IMPARA_SE_MODEL, threshold: float = 0.9,
-                 tokenize: bool = False, robust: bool = False) -> None:
+                 tokenize: bool = False, robust: bool = False, from_input_layer: bool = False) -> None:
         if variant not in VARIANTS:
             raise ValueError(f"variant must be one of {VARIANTS}, got {variant!r}")
         if max_length < 2:
@@ -293,6 +291,9 @@ class Impara:
         self.threshold = float(threshold)
         self.tokenize = tokenize
         self.robust = robust
+        #: The texts come checked and tokenised from the input layer (the registry's runs); a direct call's texts
+        #: pass the same checks here (`gecscore.common.inputs`).
+        self.from_input_layer = from_input_layer
         self.qe = QualityEstimator.load(model, pooling=pooling, device=device, fp16=fp16, revision=revision,
                                         auto_fallback="cls" if variant == "impara" else "mean_wrapper")
         check_max_length(max_length, self.qe.encoder, self.qe.name, "quality estimator")
@@ -318,14 +319,13 @@ class Impara:
 
         With `tokenize`, sources and predictions are spaCy-tokenised first; without it, clearly untokenised text
         is scored as given with an `UntokenisedTextWarning`. With `robust`, an empty prediction of a non-empty
-        source is scored as that source (the input layer of `gecscore.registry` has done so already).
+        source is scored as that source (`gecscore.common.inputs`; the registry's runs come from there already).
         """
-        sources = check_texts("sources", sources)
-        predictions = check_texts("predictions", predictions)
-        check_same_length(sources=sources, predictions=predictions)
-        if self.robust:
-            predictions = robust_predictions(sources, predictions)
-        sources, predictions = self.prepare_text(sources, predictions)
+        if not self.from_input_layer:  # a direct call passes the input layer's checks here
+            checked = prepare(sources, {"predictions": predictions}, None, robust=self.robust)
+            sources, texts, _ = metric_texts(SPEC.text_form, checked.sources, checked.systems, None,
+                                             tokenize=self.tokenize, read_sources=SPEC.reads_sources(self.variant))
+            predictions = texts["predictions"]
         encoder = self.similarity_encoder() if self.variant == "impara" else None  # checks max_length first
         degenerate = [flag(i, TRUNCATED, text="prediction", estimator="quality", tokens=n, limit=self.max_length)
                       for i, n in enumerate(self.qe.encoder.token_lengths(predictions)) if n > self.max_length]
@@ -344,22 +344,6 @@ class Impara:
             similarity = self.similarity(sources, predictions, progress=progress)
             sentence = threshold_scores(quality, similarity, self.threshold)
         return ImparaResult(sentence, quality, similarity, self.signature(), tuple(merge(degenerate)))
-
-    def prepare_text(self, sources: list[str], predictions: list[str]) -> tuple[list[str], list[str]]:
-        """spaCy-tokenised texts (`tokenize=True`), or the texts as given with a warning when they are clearly
-        untokenised; sources only in the impara variant, whose similarity filter reads them."""
-        if self.tokenize:
-            from gecscore.common.edits import tokenize as spacy_tokenize
-
-            return (spacy_tokenize(sources) if self.variant == "impara" else sources), spacy_tokenize(predictions)
-        checked = [("predictions", predictions)] + ([("sources", sources)] if self.variant == "impara" else [])
-        for name, texts in checked:
-            finding = untokenised(name, texts)
-            if finding is not None:
-                warn(f"{finding}. The quality estimator was trained on tokenised text ('word , word .'), "
-                     "so the scores may differ from the published ones; pass tokenize=True to "
-                     "spaCy-tokenise sources and predictions first", UntokenisedTextWarning)
-        return sources, predictions
 
     def similarity_encoder(self) -> Any:
         """The similarity estimator of the impara variant (loaded once), after checking `max_length` against it."""
@@ -404,7 +388,7 @@ def statistics_systems(sources: Sequence[str], systems: Mapping[str, Sequence[st
         raise TypeError("impara_ged is reference-free; do not pass `references`")
     opts = SPEC.resolve(options)
     settings = {k: opts[k] for k in SPEC.names("setting") if k != "model"}
-    estimator = Impara(opts["model"], **settings)
+    estimator = Impara(opts["model"], **settings, from_input_layer=True)
     out = {}
     for name, predictions in systems.items():
         result = estimator.score(sources, predictions, progress=progress)

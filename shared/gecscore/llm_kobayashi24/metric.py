@@ -17,12 +17,11 @@ from typing import Any, Callable, ClassVar, Mapping, Sequence
 import numpy as np
 
 from gecscore.common.bootstrap import Aggregate
-from gecscore.common.degenerate import NOT_JUDGED, UNREADABLE_JUDGEMENT, flag
+from gecscore.common.inputs import check_same_length, check_texts
 from gecscore.common.progress import progress_bar
-from gecscore.common.results import MetricResult, sentence_core
+from gecscore.common.results import MetricResult, NOT_JUDGED, UNREADABLE_JUDGEMENT, flag, sentence_core
 from gecscore.common.signature import make_signature
 from gecscore.common.statistics import Statistics
-from gecscore.common.validation import check_same_length, check_texts
 from gecscore.llm_kobayashi24 import SPEC
 from gecscore.llm_kobayashi24.backends import Backend, CachedBackend, ChatEndpoint, LocalModel
 from gecscore.llm_kobayashi24.judge import HIGHEST, LOWEST, build_prompt, edit_form, read_scores, select_targets, \
@@ -136,7 +135,7 @@ def statistics_systems(sources: Sequence[str], systems: Mapping[str, Sequence[st
     for texts in systems.values():
         check_same_length(sources=sources, predictions=texts)
     if opts["tokenize"]:
-        from gecscore.common.edits import tokenize as spacy_tokenize
+        from gecscore.common.inputs import spacy_tokenize
 
         sources = spacy_tokenize(sources)
         systems = {name: spacy_tokenize(texts) for name, texts in systems.items()}

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, Sequence
 
 from gecscore.cleme2 import ChunkCounts, ChunkPRF, LengthWeights, Sample, Sigmoid, label_chunks, length_bias, \
     length_weights, partition_sample, samples_from_text, sentence_stats
-from gecscore.common.degenerate import robust_predictions
+from gecscore.common.results import robust_predictions
 from gecscore.meta_eval.protocol import SystemScores
 
 if TYPE_CHECKING:
@@ -69,7 +69,7 @@ class LengthWeightedCleme:
     def score_system(self, sources: Sequence[str], hypotheses: Sequence[str], references: Sequence[Sequence[str]],
                      *, gold_m2: Sequence[M2Sentence] | None = None, progress: bool = False) -> SystemScores:
         """`score_samples` of the sentences, edits by our ERRANT (with `robust`, an empty hypothesis is scored as
-        its unchanged source: `gecscore.common.degenerate.robust_predictions`)."""
+        its unchanged source: `gecscore.common.results.robust_predictions`)."""
         if self.robust:
             hypotheses = robust_predictions(sources, hypotheses)
         return self.score_samples(samples_from_text(sources, hypotheses, references, progress=progress))

@@ -13,7 +13,7 @@ Every candidate keeps its counts per error type (`Candidate.types`; `return_type
 `gecscore.common.error_types`): ERRANT's types for PT-ERRANT, the gold M2 types for PT-M²
 (`AnnotatorEdits.typed_counts` says where the unclassified system edits go).
 
-Degenerate sentences (`PTResult.degenerate`, the records of `gecscore.common.degenerate`): texts BERTScore truncates,
+Degenerate sentences (`PTResult.degenerate`, the records of `gecscore.common.results`): texts BERTScore truncates,
 edits it cannot see (weight exactly 0), and M² counts with correct > proposed or correct > gold
 (`INCONSISTENT_COUNTS`), which `robust=True` bounds (`AnnotatorEdits.counts(..., robust=True)`).
 """
@@ -25,24 +25,26 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal, Mapping, Sequence
 
 
 from gecscore.pt_m2 import lattice as m2
-from gecscore.common.inputs import check_encoder_work, tokenise_or_check
-from gecscore.common.degenerate import INCONSISTENT_COUNTS, TRUNCATED, ZERO_WEIGHT_EDITS, flag, merge
+from gecscore.common.inputs import (
+    check_encoder_work, check_references, check_same_length, check_texts, tokenise_or_check,
+)
+from gecscore.common.results import (
+    INCONSISTENT_COUNTS, MetricResult, TRUNCATED, ZERO_WEIGHT_EDITS, flag, merge, sentence_core,
+)
+from gecscore.common.bootstrap import CorpusStatistic, SentenceMean
 from gecscore.common.edit_impact import Similarity, WeightRequest, edit_weights
 from gecscore.common.edits import Edit, apply_edits
 from gecscore.common.encoders import check_loadable
 from gecscore.common.errant_scoring import Counts as ErrantCounts
 from gecscore.common.errant_scoring import FScore, total
-from gecscore.pt_m2.lattice import AnnotatorEdits, M2Counts, SysEdit, m2_greedy
-from gecscore.common.bootstrap import CorpusStatistic, SentenceMean
 from gecscore.common.errant_scoring import errant_greedy
 from gecscore.common.error_types import as_lists, corpus_types, type_table
 from gecscore.common.m2io import M2Sentence, edits_to_m2, m2_references, m2_target, read_m2_input
-from gecscore.common.results import MetricResult, sentence_core
+from gecscore.common.progress import progress_bar
 from gecscore.common.signature import make_signature
 from gecscore.common.statistics import Statistics
-from gecscore.common.validation import check_references, check_same_length, check_texts
 from gecscore.pt_m2 import SPEC
-from gecscore.common.progress import progress_bar
+from gecscore.pt_m2.lattice import AnnotatorEdits, M2Counts, SysEdit, m2_greedy
 
 if TYPE_CHECKING:
     from gecscore.common.edits import EditExtractor
@@ -67,7 +69,7 @@ def uniform_if_all_zero(weights: dict[SysEdit, float]) -> dict[SysEdit, float]:
 
 
 # ---------------------------------------------------------------------------------------------------
-# Degenerate sentences (records in the format of `gecscore.common.degenerate`)
+# Degenerate sentences (records in the format of `gecscore.common.results`)
 
 # INCONSISTENT_COUNTS: `correct` exceeds `proposed` or `gold` in the published counts (a system edit matched two
 # gold edits, or a gold edit matched through an alternative that weighs differently from its first one).
@@ -174,7 +176,7 @@ class PTResult:
     recall: float
     f: float
     sentences: tuple[SentenceResult, ...]
-    #: Degenerate-sentence records (`gecscore.common.degenerate`), sorted by sentence index.
+    #: Degenerate-sentence records (`gecscore.common.results`), sorted by sentence index.
     degenerate: tuple[dict[str, Any], ...] = ()
 
 

@@ -27,11 +27,10 @@ from dataclasses import dataclass
 from typing import Any, ClassVar, Mapping, Sequence
 
 from gecscore.common.bootstrap import Aggregate
-from gecscore.common.degenerate import TRUNCATED, flag, merge
 from gecscore.common.encoders import cannot_load, check_loadable, check_model_path, resolve_model, select_device, \
     shared_model, usable_length
 from gecscore.common.progress import progress_bar
-from gecscore.common.results import MetricResult, sentence_core
+from gecscore.common.results import TRUNCATED, MetricResult, flag, merge, sentence_core
 from gecscore.common.signature import make_signature
 from gecscore.common.statistics import Statistics
 from gecscore.scribendi import SPEC

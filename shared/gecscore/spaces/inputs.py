@@ -7,8 +7,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
 
+from gecscore.common.inputs import BOM, control_character, decode_utf8, split_lines
 from gecscore.common.m2io import M2Sentence, m2_target, parse_m2
-from gecscore.common.text_input import BOM, control_character, decode_utf8, split_lines
 
 
 class InputError(ValueError):

@@ -16,7 +16,7 @@ import random
 from pathlib import Path
 from typing import Iterable, Sequence
 
-from gecscore.common.validation import check_same_length
+from gecscore.common.inputs import check_same_length
 
 Pair = tuple[str, str]
 

@@ -15,25 +15,24 @@ from typing import TYPE_CHECKING, Any, ClassVar, Mapping, Sequence
 
 import numpy as np
 
-from gecscore.common.degenerate import (
-    DEGENERATE_TRANSPORT, NOT_ANNOTATABLE, OVER_TRANSPORT, TRUNCATED, ZERO_WEIGHT_EDITS, DegenerateOutputWarning, flag, merge,
-)
-from gecscore.common.errant_scoring import errant_greedy
-from gecscore.common.inputs import check_encoder_work, metric_texts, prepare
+from gecscore.common.caller import warn
 from gecscore.common.edits import Edit, get_extractor
 from gecscore.common.encoders import check_loadable
 from gecscore.common.errant_compare import CompareResult, CompareSettings
+from gecscore.common.errant_scoring import PRF, Counts, FScore, errant_greedy, total, typed_edit_counts
 from gecscore.common.error_types import as_lists, corpus_types, type_table
-from gecscore.common.results import MetricResult, sentence_core
-from gecscore.common.statistics import Statistics
-from gecscore.common.errant_scoring import PRF, Counts, FScore, total, typed_edit_counts
+from gecscore.common.inputs import check_encoder_work, metric_texts, prepare
+from gecscore.common.progress import progress_bar
+from gecscore.common.results import (
+    DEGENERATE_TRANSPORT, NOT_ANNOTATABLE, OVER_TRANSPORT, TRUNCATED, ZERO_WEIGHT_EDITS, DegenerateOutputWarning,
+    MetricResult, flag, merge, sentence_core,
+)
 from gecscore.common.signature import make_signature
+from gecscore.common.statistics import Statistics
+from gecscore.uot_errant import SPEC, compare
 from gecscore.uot_errant.transport import (
     Transport, edit_masses, edit_vectors, perfect_transport, transport, typed_transport_counts, variant_texts,
 )
-from gecscore.uot_errant import SPEC, compare
-from gecscore.common.caller import warn
-from gecscore.common.progress import progress_bar
 
 if TYPE_CHECKING:
     from spacy.language import Language
