@@ -77,7 +77,11 @@ def test_the_conventions_differ_where_documented():
     assert f_beta(0.0, 0.0, 0.5, "errant") == f_beta(0.0, 0.0, 0.5, "m2") == 0.0
     with pytest.raises(ValueError, match="m2_prf"):
         prf(1.0, 0.0, 0.0, 0.5, "m2")
-    assert CONVENTIONS == ("errant", "denominator", "m2")
+    assert CONVENTIONS == ("errant", "denominator", "m2", "zero")
+    # The original GoToScorer's: 0 where a denominator vanishes (its ZeroDivisionError branches).
+    assert prf(0.0, 0.0, 0.0, 0.5, "zero") == (0.0, 0.0, 0.0)
+    assert prf(1.0, 0.0, 0.0, 0.5, "zero") == (1.0, 1.0, 1.0)
+    assert prf(0.0, 2.0, 0.0, 0.5, "zero")[:2] == (0.0, 0.0)
 
 
 def test_beta_squared_rounds_as_each_reference():

@@ -354,13 +354,14 @@ CAUSES = {
         "GoToScorer in CLEME2.0 Table 2: the published row used difficulty weights",
         (), ("gotoscorer",),
         "declared without weights (gec-metrics' default): r .272 and ρ .112 against the printed .929 and .881 "
-        "(SEEDA-S), the largest misses of the table; the weighted form needs a weight file from GoToScorer's "
-        "generator, and the paper gives neither the file nor its settings. CLEME2.0 adds GoToScorer, GLEU, "
-        "Scribendi, SOME and IMPARA on SEEDA \"following the evaluation methods reported in Kobayashi et al. "
-        "(2024b)\" (its appendix on metrics): the row may be SEEDA's own computation, whose metric scores SEEDA's "
-        "repository does not publish (its `scores/metric` files hold only `None`).",
-        "the weight file (or the generator's system set and settings) the paper used, or SEEDA's own GoToScorer "
-        "system scores.",
+        "(SEEDA-S), the largest misses of the table. An exploration after scoring "
+        "(benchmarks/meta_eval/gotoscorer_gts.md) finds the original GoToScorer (`rules='gts'`, equal to "
+        "gotutiyan/GTS on SEEDA, tests/test_gotoscorer_gts.py) with difficulty weights from all 15 SEEDA outputs, "
+        "against the second official reference (`ref_id=1`): both printed ρ equal (.881, .937) and both r within "
+        ".02 (.919 and .884 against .929 and .901); gec-metrics' weights reach neither ρ. Found after scoring, so "
+        "it does not count.",
+        "the paper's GoToScorer settings: the reference, the systems behind the weights and the ERRANT version of "
+        "its M2 files (its other SEEDA rows used ERRANT 2.3.3, which may close the r gap).",
     ),
     "empty-prediction": Cause(
         "UOT-ERRANT's CLEME row: an empty prediction scored as its source",

@@ -26,6 +26,9 @@ from gecscore.common.statistics import Statistics
 MEASURES = {"p": 0, "r": 1, "f": 2}
 
 
+# ---------------------------------------------------------------------------------------------------
+# The entry points: the statistics, how they are gathered, and the corpus rule (helpers below)
+
 @dataclass(frozen=True, kw_only=True)
 class BERTScoreStatistics(Statistics):
     """One system's statistics (`gecscore.common.statistics`): per sentence, a (references, 3) array of P, R, F
@@ -36,36 +39,6 @@ class BERTScoreStatistics(Statistics):
 
     values: tuple[np.ndarray, ...]
     perfect: tuple[int, ...]
-
-
-def sentence_values(values: np.ndarray, score_type: str, perfect: int, robust: bool) -> np.ndarray:
-    """The chosen measure against each reference; in robust mode a perfect correction's reference scores 1."""
-    chosen = np.array(values[:, MEASURES[score_type]], dtype=np.float64)
-    if robust and perfect >= 0:
-        chosen[perfect] = 1.0
-    return chosen
-
-
-def scorer_for(opts: Mapping[str, Any]) -> BERTScorer:
-    """The shared BERTScore core with the run's model, layer and baseline."""
-    return BERTScorer(opts["model"], layer=opts["layer"], rescale_with_baseline=opts["rescale_with_baseline"],
-                      baseline=opts["baseline_path"], device=opts["device"], batch_size=opts["batch_size"])
-
-
-def settings_of(scorer: BERTScorer, opts: Mapping[str, Any]) -> dict[str, Any]:
-    """Everything that determines the scores, in signature order."""
-    rescaled = scorer.baseline is not None
-    return {"model": opts["model"], "layer": scorer.layer, "score_type": opts["score_type"],
-            "rescale": rescaled, "baseline": (opts["baseline_path"] or "bert_score") if rescaled else "none",
-            "idf": opts["idf"], "tokenize": opts["tokenize"], "robust": opts["robust"]}
-
-
-def reference_flags(scorer: BERTScorer, groups: Sequence[Sequence[str]]) -> list[dict[str, Any]]:
-    """TRUNCATED records of the references longer than the encoder's window (bert_score truncates them too)."""
-    lengths = iter(scorer.token_lengths([r for g in groups for r in g]))
-    found = [(i, k, next(lengths)) for i, g in enumerate(groups) for k in range(len(g))]
-    return [flag(i, TRUNCATED, text=f"reference {k}", tokens=int(n), limit=scorer.window)
-            for i, k, n in found if n > scorer.window]
 
 
 def check_models(options: Mapping[str, Any]) -> None:
@@ -123,3 +96,39 @@ def score(stats: BERTScoreStatistics) -> MetricResult:
     return MetricResult("bertscore", {"bertscore": mean}, "bertscore", sentences, SentenceMean(scores),
                         stats.signature, {"degenerate_sentences": [dict(d) for d in stats.degenerate]},
                         sentence_output=scores)
+
+
+# ---------------------------------------------------------------------------------------------------
+# Helpers
+
+
+def sentence_values(values: np.ndarray, score_type: str, perfect: int, robust: bool) -> np.ndarray:
+    """The chosen measure against each reference; in robust mode a perfect correction's reference scores 1."""
+    chosen = np.array(values[:, MEASURES[score_type]], dtype=np.float64)
+    if robust and perfect >= 0:
+        chosen[perfect] = 1.0
+    return chosen
+
+
+def scorer_for(opts: Mapping[str, Any]) -> BERTScorer:
+    """The shared BERTScore core with the run's model, layer and baseline."""
+    return BERTScorer(opts["model"], layer=opts["layer"], rescale_with_baseline=opts["rescale_with_baseline"],
+                      baseline=opts["baseline_path"], device=opts["device"], batch_size=opts["batch_size"])
+
+
+def settings_of(scorer: BERTScorer, opts: Mapping[str, Any]) -> dict[str, Any]:
+    """Everything that determines the scores, in signature order."""
+    rescaled = scorer.baseline is not None
+    return {"model": opts["model"], "layer": scorer.layer, "score_type": opts["score_type"],
+            "rescale": rescaled, "baseline": (opts["baseline_path"] or "bert_score") if rescaled else "none",
+            "idf": opts["idf"], "tokenize": opts["tokenize"], "robust": opts["robust"]}
+
+
+def reference_flags(scorer: BERTScorer, groups: Sequence[Sequence[str]]) -> list[dict[str, Any]]:
+    """TRUNCATED records of the references longer than the encoder's window (bert_score truncates them too)."""
+    lengths = iter(scorer.token_lengths([r for g in groups for r in g]))
+    found = [(i, k, next(lengths)) for i, g in enumerate(groups) for k in range(len(g))]
+    return [flag(i, TRUNCATED, text=f"reference {k}", tokens=int(n), limit=scorer.window)
+            for i, k, n in found if n > scorer.window]
+
+

@@ -53,6 +53,56 @@ _PRF_NAMES = {"f": "score", "p": "precision", "r": "recall", "acc": "accuracy"}
 _HEUO_NAMES = {"com": "score", "hit": "hit", "err": "err", "und": "und", "ove": "ove"}
 
 
+# ---------------------------------------------------------------------------------------------------
+# The entry points: the statistics, how they are gathered, and the corpus rule (helpers below)
+
+@dataclass(frozen=True, kw_only=True)
+class ClemeStatistics(Statistics):
+    """One system's statistics (`gecscore.common.statistics`): per sentence, the weighted and unweighted chunk
+    counts against every reference and the references' ids; with `return_chunks`, the chunk tables."""
+
+    PER_SENTENCE: ClassVar[tuple[str, ...]] = ("counts", "reference_ids", "chunks")
+
+    counts: tuple[SentenceStats, ...]
+    reference_ids: tuple[tuple[int, ...], ...]
+    chunks: tuple[Mapping[str, Any], ...] | None = None
+
+
+def check_models(options: Mapping[str, Any]) -> None:
+    """Raise now, without loading weights, the error a run with `options` would raise loading its similarity model
+    or LLM rater (an LLM rater's configuration is checked too)."""
+    config = config_of(SPEC.resolve(options))
+    if config.weighting in ("similarity", "llm"):
+        check_loadable(str(config.model))
+    if config.weighting == "llm":
+        check_causal_lm(str(config.model))
+
+
+def statistics_systems(sources: Sequence[str] | None, systems: Mapping[str, Sequence[str] | None],
+                       references: Sequence[Sequence[str]] | None = None, *, progress: bool = False,
+                       **options: Any) -> dict[str, ClemeStatistics]:
+    """Every system's statistics (sentences, or `hyp_m2` + `ref_m2`); `score` turns each into its result."""
+    opts = SPEC.resolve(options)
+    config = config_of(opts)
+    if config.weighting == "llm":
+        check_causal_lm(str(config.model))
+    return {name: sample_statistics(
+        text_samples(sources, predictions, references, opts["hyp_m2"], opts["ref_m2"], config, progress=progress),
+        config, settings=opts, device=opts["device"], return_chunks=opts["return_chunks"], progress=progress,
+        max_tokens=opts["max_tokens"]) for name, predictions in systems.items()}
+
+
+def score(stats: ClemeStatistics) -> MetricResult:
+    """The result of one system's statistics: the reference of every sentence (the greedy corpus choice at corpus
+    level, each sentence's best at sentence level), the score and its indicators, the counts of the chosen
+    references, the sentence records and the corpus rule as a resamplable statistic."""
+    return _scored(stats)[0]
+
+
+# ---------------------------------------------------------------------------------------------------
+# Helpers
+
+
 @dataclass(frozen=True)
 class ClemeConfig:
     """Every setting that changes a CLEME / CLEME2.0 score (None = the variant's or level's default): the options
@@ -207,18 +257,6 @@ ROBUST_NOISE_UNSHARDABLE = ("robust=True gave chunks with float-noise weights th
                             "which no shard knows; score unsharded, or with robust=False")
 
 
-@dataclass(frozen=True, kw_only=True)
-class ClemeStatistics(Statistics):
-    """One system's statistics (`gecscore.common.statistics`): per sentence, the weighted and unweighted chunk
-    counts against every reference and the references' ids; with `return_chunks`, the chunk tables."""
-
-    PER_SENTENCE: ClassVar[tuple[str, ...]] = ("counts", "reference_ids", "chunks")
-
-    counts: tuple[SentenceStats, ...]
-    reference_ids: tuple[tuple[int, ...], ...]
-    chunks: tuple[Mapping[str, Any], ...] | None = None
-
-
 def config_of(settings: Mapping[str, Any]) -> ClemeConfig:
     """The `ClemeConfig` of registry settings."""
     return ClemeConfig(**{k: settings[k] for k in CONFIG_FIELDS})
@@ -262,13 +300,6 @@ def sample_statistics(samples: Sequence[Sample], config: ClemeConfig, *, setting
         unshardable=unshardable,
         counts=tuple(sentence_stats(ls, None if weights is None else weights[i]) for i, ls in enumerate(labels)),
         reference_ids=tuple(tuple(sample.reference_ids) for sample in samples), chunks=tables)
-
-
-def score(stats: ClemeStatistics) -> MetricResult:
-    """The result of one system's statistics: the reference of every sentence (the greedy corpus choice at corpus
-    level, each sentence's best at sentence level), the score and its indicators, the counts of the chosen
-    references, the sentence records and the corpus rule as a resamplable statistic."""
-    return _scored(stats)[0]
 
 
 def _scored(stats: ClemeStatistics) -> tuple[MetricResult, list[list[dict[str, Any]]]]:
@@ -361,30 +392,6 @@ def cleme_score(sources: Sequence[str] | None = None, predictions: Sequence[str]
     samples = text_samples(sources, predictions, references, hyp_m2, ref_m2, config, progress=progress)
     return evaluate_samples(samples, config, similarity=similarity, rater=rater, device=device, sentences=sentences,
                             return_chunks=return_chunks, progress=progress, max_tokens=max_tokens)
-
-
-def check_models(options: Mapping[str, Any]) -> None:
-    """Raise now, without loading weights, the error a run with `options` would raise loading its similarity model
-    or LLM rater (an LLM rater's configuration is checked too)."""
-    config = config_of(SPEC.resolve(options))
-    if config.weighting in ("similarity", "llm"):
-        check_loadable(str(config.model))
-    if config.weighting == "llm":
-        check_causal_lm(str(config.model))
-
-
-def statistics_systems(sources: Sequence[str] | None, systems: Mapping[str, Sequence[str] | None],
-                       references: Sequence[Sequence[str]] | None = None, *, progress: bool = False,
-                       **options: Any) -> dict[str, ClemeStatistics]:
-    """Every system's statistics (sentences, or `hyp_m2` + `ref_m2`); `score` turns each into its result."""
-    opts = SPEC.resolve(options)
-    config = config_of(opts)
-    if config.weighting == "llm":
-        check_causal_lm(str(config.model))
-    return {name: sample_statistics(
-        text_samples(sources, predictions, references, opts["hyp_m2"], opts["ref_m2"], config, progress=progress),
-        config, settings=opts, device=opts["device"], return_chunks=opts["return_chunks"], progress=progress,
-        max_tokens=opts["max_tokens"]) for name, predictions in systems.items()}
 
 
 def corpus_statistic(config: ClemeConfig, per_ref: Sequence[Sequence[ChunkCounts]],

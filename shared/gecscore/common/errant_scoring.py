@@ -28,9 +28,9 @@ from gecscore.common.bootstrap import GreedyReferences, first_best_of
 from gecscore.common.edits import Edit
 from gecscore.common.fbeta import f_beta, prf
 
-ZeroDivision = Literal["errant", "denominator"]
+ZeroDivision = Literal["errant", "denominator", "zero"]
 #: The conventions of `gecscore.common.fbeta` that score TP/FP/FN counts.
-ZERO_DIVISION_RULES: tuple[str, ...] = ("errant", "denominator")
+ZERO_DIVISION_RULES: tuple[str, ...] = ("errant", "denominator", "zero")
 
 
 @dataclass(frozen=True)

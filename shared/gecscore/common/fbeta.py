@@ -14,6 +14,8 @@ The conventions (`docs/reference-behaviour.md`, "Common conventions"):
 * `"m2"` — the M² scorer (m2scorer, PT-M2): P = c/p, R = c/g with 1 when the denominator is 0, and F = 0 whenever
   β²P + R = 0. Its statistics are totals (correct, proposed, gold), not TP/FP/FN, so `m2_prf` takes them as such:
   rebuilding FP = proposed − correct would round weighted counts.
+* `"zero"` — the original GoToScorer (gotutiyan/GTS): P = 0 when TP + FP = 0, R = 0 when TP + FN = 0 (its
+  `ZeroDivisionError` branches), F = 0 when β²P + R = 0.
 """
 
 from __future__ import annotations
@@ -22,8 +24,8 @@ from typing import Literal
 
 from gecscore.common.guarded import Value, choose, ratio
 
-Convention = Literal["errant", "denominator", "m2"]
-CONVENTIONS: tuple[str, ...] = ("errant", "denominator", "m2")
+Convention = Literal["errant", "denominator", "m2", "zero"]
+CONVENTIONS: tuple[str, ...] = ("errant", "denominator", "m2", "zero")
 
 
 def beta_squared(beta: float, convention: Convention) -> float:
@@ -38,19 +40,20 @@ def f_beta(p: Value, r: Value, beta: float, convention: Convention) -> Value:
     `beta_squared`)."""
     b2 = beta_squared(beta, convention)
     denominator = b2 * p + r
-    if convention == "m2":
+    if convention in ("m2", "zero"):
         return ratio((1.0 + b2) * p * r, denominator, denominator == 0, 0.0)
     return choose(p + r == 0, 0.0, ratio((1.0 + b2) * p * r, denominator, denominator == 0, 1.0))
 
 
 def prf(tp: Value, fp: Value, fn: Value, beta: float, convention: Convention) -> tuple[Value, Value, Value]:
-    """Precision, recall and F_β of TP/FP/FN counts under `"errant"` or `"denominator"`."""
+    """Precision, recall and F_β of TP/FP/FN counts under `"errant"`, `"denominator"` or `"zero"`."""
     if convention == "m2":
         raise ValueError("the M² convention scores (correct, proposed, gold) totals: use `m2_prf`")
     proposed, gold = tp + fp, tp + fn
     empty_p, empty_r = (fp == 0, fn == 0) if convention == "errant" else (proposed == 0, gold == 0)
-    p = ratio(tp, proposed, empty_p, 1.0)
-    r = ratio(tp, gold, empty_r, 1.0)
+    empty = 0.0 if convention == "zero" else 1.0
+    p = ratio(tp, proposed, empty_p, empty)
+    r = ratio(tp, gold, empty_r, empty)
     return p, r, f_beta(p, r, beta, convention)
 
 

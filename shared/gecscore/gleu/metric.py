@@ -40,6 +40,83 @@ _BATCH_ROWS = 256
 SETTINGS = ("variant", "level", "iterations", "seed_step", "n", "unit", "tokenize", "robust")
 
 
+# ---------------------------------------------------------------------------------------------------
+# The entry points: the statistics, how they are gathered, and the corpus rule (helpers below)
+
+@dataclass(frozen=True, kw_only=True)
+class GLEUStatistics(Statistics):
+    """One system's statistics (`gecscore.common.statistics`): per sentence, the `(references, 2 + 2n)` integer
+    n-gram statistics against every reference (`sentence_counts`), and the first reference the prediction equals
+    (−1: none), which robust mode scores 1."""
+
+    PER_SENTENCE: ClassVar[tuple[str, ...]] = ("counts", "perfect")
+
+    counts: tuple[np.ndarray, ...]
+    perfect: tuple[int, ...]
+
+
+def check_models(options: Mapping[str, Any]) -> None:
+    """GLEU loads no model: nothing can fail to load (the Trainer hook asks every metric when it is built)."""
+
+
+def statistics_systems(sources: Sequence[str], systems: Mapping[str, Sequence[str]],
+                       references: Sequence[Sequence[str]] | None = None, *, progress: bool = False,
+                       **options: Any) -> dict[str, GLEUStatistics]:
+    """Every system's n-gram statistics against every reference, all systems counted together (`counting`; no
+    progress bar: a few array operations); `score` draws the references and scores."""
+    opts = SPEC.resolve(options)
+    rules = variant_rules(opts)
+    signature = make_signature("gleu", {**{k: opts[k] for k in SETTINGS}, **language_setting(opts)}, libraries=())
+    predictions = {name: list(texts) for name, texts in systems.items()}  # tokenised by the input layer
+    counts = rules.run_counts(sources, predictions, references)
+    return {name: GLEUStatistics(settings=opts, signature=signature, counts=counts[name], perfect=tuple(
+        next((k for k, r in enumerate(group) if r == h), -1) for h, group in zip(hyps, references)))
+        for name, hyps in predictions.items()}
+
+
+def score(stats: GLEUStatistics) -> MetricResult:
+    """The mean corpus GLEU over the seeded draws with the script's spread and interval, the sentence records
+    (SentGLEU against each reference, the iteration-0 draw as the record's reference) and the resamplable
+    statistic (`DrawnGLEU`, equal to the mean here on all sentences)."""
+    settings = stats.settings
+    names = statistic_names(settings["n"])
+    counts = np.zeros((len(stats.counts), max(len(c) for c in stats.counts), 2 + 2 * settings["n"]), dtype=np.int64)
+    for i, per_ref in enumerate(stats.counts):
+        counts[i, :len(per_ref)] = per_ref
+    rules = variant_rules(settings)
+    statistic = DrawnGLEU(counts, np.asarray([len(c) for c in stats.counts]), settings["iterations"],
+                          settings["seed_step"], rules)
+    everything = np.arange(len(counts))
+    draws = statistic.draws(everything)
+    scores = rules.rows(drawn_totals(counts, draws)).tolist()
+    mean, std = rules.mean(scores), np.std(scores)
+    low, high = normal_interval(mean, std)
+    sentence_scores, sentence_values, spreads = rules.sentences(counts, statistic.reference_counts)
+    drawn = np.stack([(draws == r).sum(axis=0) for r in range(counts.shape[1])], axis=1).tolist()
+    first_draw, rows = draws[0].tolist(), counts.astype(np.float64).tolist()
+    sentences = []
+    for i, values in enumerate(sentence_values):
+        sentence_gleu = sentence_scores[i]
+        if settings["robust"] and stats.perfect[i] >= 0:  # a perfect correction: its GLEU against that reference, 1
+            sentence_gleu = values[stats.perfect[i]]
+        record = sentence_core(sentence_gleu, first_draw[i], [dict(zip(names, row)) for row in rows[i][:len(values)]])
+        record.update(gleu=record["score"], std=spreads[i], per_reference_gleu=values, draws=drawn[i][:len(values)])
+        sentences.append(record)
+    degenerate = [dict(d) for d in stats.degenerate]
+    if settings["level"] == "sentence":  # SentGLEU at system level: the mean of the sentence scores
+        values = [record["score"] for record in sentences]
+        return MetricResult("gleu", {"gleu": float(np.mean(values))}, "gleu", sentences, SentenceMean(values),
+                            stats.signature, {"degenerate_sentences": degenerate}, sentence_key="sentences")
+    details = {"std": float(std), "interval": [float(low), float(high)], "iterations": int(settings["iterations"]),
+               "degenerate_sentences": degenerate}
+    return MetricResult("gleu", {"gleu": float(mean)}, "gleu", sentences, statistic, stats.signature, details,
+                        sentence_key="sentences")
+
+
+# ---------------------------------------------------------------------------------------------------
+# Helpers
+
+
 def statistic_names(order: int) -> tuple[str, ...]:
     """The names of a sentence's statistics for n-gram orders 1..`order` (`SPEC.statistics` for 4)."""
     return ("hyp_len", "ref_len", *(f"{kind}_{k}" for k in range(1, order + 1) for kind in ("match", "total")))
@@ -296,33 +373,6 @@ def _padded(counts: np.ndarray, width: int) -> np.ndarray:
     return np.pad(counts, ((0, 0), (0, width - counts.shape[1]), (0, 0)))
 
 
-@dataclass(frozen=True, kw_only=True)
-class GLEUStatistics(Statistics):
-    """One system's statistics (`gecscore.common.statistics`): per sentence, the `(references, 2 + 2n)` integer
-    n-gram statistics against every reference (`sentence_counts`), and the first reference the prediction equals
-    (−1: none), which robust mode scores 1."""
-
-    PER_SENTENCE: ClassVar[tuple[str, ...]] = ("counts", "perfect")
-
-    counts: tuple[np.ndarray, ...]
-    perfect: tuple[int, ...]
-
-
-def statistics_systems(sources: Sequence[str], systems: Mapping[str, Sequence[str]],
-                       references: Sequence[Sequence[str]] | None = None, *, progress: bool = False,
-                       **options: Any) -> dict[str, GLEUStatistics]:
-    """Every system's n-gram statistics against every reference, all systems counted together (`counting`; no
-    progress bar: a few array operations); `score` draws the references and scores."""
-    opts = SPEC.resolve(options)
-    rules = variant_rules(opts)
-    signature = make_signature("gleu", {**{k: opts[k] for k in SETTINGS}, **language_setting(opts)}, libraries=())
-    predictions = {name: list(texts) for name, texts in systems.items()}  # tokenised by the input layer
-    counts = rules.run_counts(sources, predictions, references)
-    return {name: GLEUStatistics(settings=opts, signature=signature, counts=counts[name], perfect=tuple(
-        next((k for k, r in enumerate(group) if r == h), -1) for h, group in zip(hyps, references)))
-        for name, hyps in predictions.items()}
-
-
 #: The script's `scipy.stats.norm.interval(0.95, ...)` quantiles: `norm.ppf` of (1 ∓ 0.95) / 2 as floats compute them
 #: (the lower one 0.025000000000000022, so both are ±1.959963984540054 to the last bit). Written out: importing
 #: scipy.stats took half of a one-system GLEU run, for two constants.
@@ -338,49 +388,8 @@ def normal_interval(mean: float, std: float) -> tuple[float, float]:
     return _Z_LOW * std + mean, _Z_HIGH * std + mean
 
 
-def check_models(options: Mapping[str, Any]) -> None:
-    """GLEU loads no model: nothing can fail to load (the Trainer hook asks every metric when it is built)."""
-
-
 def variant_rules(settings: Mapping[str, Any]) -> Rules:
     """The `Rules` of resolved settings."""
     return Rules(settings["variant"], settings["n"], settings["unit"])
 
 
-def score(stats: GLEUStatistics) -> MetricResult:
-    """The mean corpus GLEU over the seeded draws with the script's spread and interval, the sentence records
-    (SentGLEU against each reference, the iteration-0 draw as the record's reference) and the resamplable
-    statistic (`DrawnGLEU`, equal to the mean here on all sentences)."""
-    settings = stats.settings
-    names = statistic_names(settings["n"])
-    counts = np.zeros((len(stats.counts), max(len(c) for c in stats.counts), 2 + 2 * settings["n"]), dtype=np.int64)
-    for i, per_ref in enumerate(stats.counts):
-        counts[i, :len(per_ref)] = per_ref
-    rules = variant_rules(settings)
-    statistic = DrawnGLEU(counts, np.asarray([len(c) for c in stats.counts]), settings["iterations"],
-                          settings["seed_step"], rules)
-    everything = np.arange(len(counts))
-    draws = statistic.draws(everything)
-    scores = rules.rows(drawn_totals(counts, draws)).tolist()
-    mean, std = rules.mean(scores), np.std(scores)
-    low, high = normal_interval(mean, std)
-    sentence_scores, sentence_values, spreads = rules.sentences(counts, statistic.reference_counts)
-    drawn = np.stack([(draws == r).sum(axis=0) for r in range(counts.shape[1])], axis=1).tolist()
-    first_draw, rows = draws[0].tolist(), counts.astype(np.float64).tolist()
-    sentences = []
-    for i, values in enumerate(sentence_values):
-        sentence_gleu = sentence_scores[i]
-        if settings["robust"] and stats.perfect[i] >= 0:  # a perfect correction: its GLEU against that reference, 1
-            sentence_gleu = values[stats.perfect[i]]
-        record = sentence_core(sentence_gleu, first_draw[i], [dict(zip(names, row)) for row in rows[i][:len(values)]])
-        record.update(gleu=record["score"], std=spreads[i], per_reference_gleu=values, draws=drawn[i][:len(values)])
-        sentences.append(record)
-    degenerate = [dict(d) for d in stats.degenerate]
-    if settings["level"] == "sentence":  # SentGLEU at system level: the mean of the sentence scores
-        values = [record["score"] for record in sentences]
-        return MetricResult("gleu", {"gleu": float(np.mean(values))}, "gleu", sentences, SentenceMean(values),
-                            stats.signature, {"degenerate_sentences": degenerate}, sentence_key="sentences")
-    details = {"std": float(std), "interval": [float(low), float(high)], "iterations": int(settings["iterations"]),
-               "degenerate_sentences": degenerate}
-    return MetricResult("gleu", {"gleu": float(mean)}, "gleu", sentences, statistic, stats.signature, details,
-                        sentence_key="sentences")

@@ -13,7 +13,7 @@ from gecscore.common.exports import lazy_exports
 from gecscore.common.options import MetricSpec, Option, ScriptText, Unshardable, input_options
 
 # The public interface beyond SPEC: name -> module of this package.
-_EXPORTS = {**dict.fromkeys(("Chunk", "chunk_sequence", "judge", "outcome", "typed_counts"), "chunks"),
+_EXPORTS = {**dict.fromkeys(("Chunk", "chunk_sequence", "judge", "judge_gts", "outcome", "typed_counts"), "chunks"),
             **dict.fromkeys(("difficulty", "evaluations", "read_weight_file", "write_weight_file"), "weights"),
             **dict.fromkeys(("GoToScorerStatistics",), "metric")}
 __getattr__ = lazy_exports(__name__, _EXPORTS)
@@ -45,6 +45,11 @@ SPEC = MetricSpec(
                "no_weight=True), 'systems' (difficulty from the systems scored in the same run, at least 2: 1 − the "
                "share that got the chunk right, as gec-metrics' weight generator), or the path of a gec-metrics "
                "weight file"),
+        Option("rules", "str", "gec-metrics", "how chunks are judged and weighted: 'gec-metrics' (gec-metrics "
+               "0.1.1's GoToScorer and weight generator) or 'gts' (the original GoToScorer, gotutiyan/GTS 1.1: an "
+               "edit inserted before a chunk counts as an attempt on it, a system is right on a chunk for the "
+               "weights only with the same span and correction, and a vanishing denominator gives 0)",
+               choices=("gec-metrics", "gts")),
         Option("ref_id", "int", 0, "the one reference GoToScorer scores against (position in each sentence's "
                "references)", minimum=0),
         Option("beta", "float", 0.5, "β of the F-score", minimum=0),

@@ -88,10 +88,35 @@ def judge(reference: Chunk, hypothesis: Sequence[Chunk]) -> tuple[bool, bool]:
     return False, tried
 
 
-def outcome(reference: Chunk, hypothesis: Sequence[Chunk]) -> Outcome:
-    """What a reference chunk counts as: a tried chunk is a TP when correct, else an FP (and also an FN when the
-    reference edits it); an untried one is a TN when correct, else an FN."""
-    correct, tried = judge(reference, hypothesis)
+def judge_gts(reference: Chunk, hypothesis: Sequence[Chunk]) -> tuple[bool, bool]:
+    """(correct, tried) of a reference chunk as the original GoToScorer judges it (gotutiyan/GTS 1.1,
+    `alignmenter.update_evaluation`), which looks at every hypothesis chunk in order.
+
+    A chunk with the reference's span and correction makes it correct, tried when that chunk is an edit, and ends
+    the search. Every other hypothesis chunk with the same span, or (for a reference chunk that is not an
+    insertion slot) starting inside it or containing its start, makes it incorrect and tried when any of them is
+    an edit; so an edit inserted right before a token counts as an attempt on that token. A reference chunk no
+    hypothesis chunk touches is correct exactly when it is no edit."""
+    touched = tried = False
+    for chunk in hypothesis:
+        if chunk.span == reference.span:
+            if chunk.c_str == reference.c_str:
+                return True, chunk.edited
+        elif reference.insertion or not (reference.o_start <= chunk.o_start < reference.o_end
+                                         or chunk.o_start <= reference.o_start < chunk.o_end):
+            continue
+        touched, tried = True, tried or chunk.edited
+    return (False, tried) if touched else (not reference.edited, False)
+
+
+#: The judgement of each rule set (the `rules` option).
+JUDGES = {"gec-metrics": judge, "gts": judge_gts}
+
+
+def outcome(reference: Chunk, hypothesis: Sequence[Chunk], rules: str = "gec-metrics") -> Outcome:
+    """What a reference chunk counts as under `rules`: a tried chunk is a TP when correct, else an FP (and also an
+    FN when the reference edits it); an untried one is a TN when correct, else an FN (both rule sets count so)."""
+    correct, tried = JUDGES[rules](reference, hypothesis)
     if tried:
         return "tp" if correct else ("fp+fn" if reference.edited else "fp")
     return "tn" if correct else "fn"

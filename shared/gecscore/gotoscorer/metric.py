@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar, Mapping, Sequence
 
+from gecscore.common.bootstrap import Aggregate
 from gecscore.common.caller import warn
 from gecscore.common.edits import get_extractor
 from gecscore.common.errant_compare import category_of
@@ -27,7 +28,7 @@ from gecscore.common.results import MetricResult, ZERO_WEIGHT_EDITS, flag, sente
 from gecscore.common.signature import make_signature
 from gecscore.common.statistics import Statistics
 from gecscore.gotoscorer import SPEC, WEIGHT_MODES
-from gecscore.gotoscorer.chunks import DUMMY, Chunk, chunk_sequence, outcome, typed_counts
+from gecscore.gotoscorer.chunks import COUNTED, DUMMY, Chunk, chunk_sequence, outcome, typed_counts
 from gecscore.gotoscorer.weights import difficulty, evaluations, read_weight_file, write_weight_file
 
 #: The settings that change the numbers, in signature order.
@@ -36,6 +37,9 @@ COUNT_NAMES = ("tp", "fp", "fn", "tn")
 #: A chunk record: [o_start, o_end, correction, type, weight, outcome].
 ChunkRow = tuple[int, int, str, str, float, str]
 
+
+# ---------------------------------------------------------------------------------------------------
+# The entry points: the statistics, how they are gathered, and the corpus rule (helpers below)
 
 @dataclass(frozen=True, kw_only=True)
 class GoToScorerStatistics(Statistics):
@@ -49,53 +53,11 @@ class GoToScorerStatistics(Statistics):
     chunks: tuple[tuple[ChunkRow, ...], ...]
 
 
-def _chunks(sources: Sequence[str], targets: Sequence[str], progress: bool) -> list[list[Chunk]]:
-    """Every source's chunk sequence against its target (ERRANT edits, `noop` and `UNK` left out as gec-metrics
-    does)."""
-    edits = get_extractor().extract(sources, targets, progress=progress)
-    return [chunk_sequence(e, source.split(" ")) for e, source in zip(edits, sources)]
-
-
 def check_models(options: Mapping[str, Any]) -> None:
     """What a run with `options` would refuse before any work, checked without data (the Trainer hook calls it when
     it is built): GoToScorer loads no model, but its weight file must exist. The spaCy pipeline is loaded on first
     use."""
     check_weight_options(SPEC.resolve(options), None)
-
-
-def check_weight_options(opts: Mapping[str, Any], systems: int | None) -> None:
-    """The weight settings checked before any work: 'systems' with several systems (when their number is known),
-    a weight file that exists, `save_weights` only with weights estimated here."""
-    mode = opts["weights"]
-    if opts["save_weights"] is not None and mode != "systems":
-        raise ValueError("`save_weights` writes weights estimated from the systems: pass weights='systems'")
-    if mode == "systems" and systems is not None and systems < 2:
-        raise ValueError(f"weights='systems' estimates each chunk's difficulty from the systems scored together "
-                         f"and got {systems}; score at least 2 systems in one run (e.g. `gecscore score gotoscorer "
-                         "--predictions A B C ...`), or pass a weight file")
-    if mode not in WEIGHT_MODES and not Path(mode).is_file():
-        raise FileNotFoundError(f"`weights`: no weight file {mode} (give 'none', 'systems' or the path of a "
-                                "gec-metrics weight file)")
-
-
-def _weights(mode: str, reference_chunks: list[list[list[Chunk]]], system_chunks: Mapping[str, list[list[Chunk]]],
-             ref_id: int, save: str | None) -> tuple[list[list[list[float]]], str]:
-    """Per sentence, reference and chunk: the weights, and how the signature names them."""
-    unit = [[[1.0] * len(chunks) for chunks in refs] for refs in reference_chunks]
-    if mode == "none":
-        return unit, "none"
-    if mode == "systems":
-        outputs = list(system_chunks.values())
-        judged = [[evaluations(chunks, [system[i] for system in outputs]) for chunks in refs]
-                  for i, refs in enumerate(reference_chunks)]
-        if save is not None:
-            write_weight_file(save, [refs[ref_id] for refs in judged], [difficulty(refs[ref_id]) for refs in judged])
-        return [[difficulty(e) for e in refs] for refs in judged], f"systems({len(system_chunks)})"
-    weights = read_weight_file(mode, [len(refs[ref_id]) for refs in reference_chunks])
-    for refs, given in zip(unit, weights):
-        refs[ref_id] = given
-    digest = hashlib.sha256(Path(mode).read_bytes()).hexdigest()[:12]
-    return unit, f"file({digest})"
 
 
 def statistics_systems(sources: Sequence[str], systems: Mapping[str, Sequence[str]],
@@ -118,11 +80,96 @@ def statistics_systems(sources: Sequence[str], systems: Mapping[str, Sequence[st
     for (i, _, _), chunks in zip(pairs, flat):
         reference_chunks[i].append(chunks)
     system_chunks = {name: _chunks(sources, hyps, progress) for name, hyps in predictions.items()}
-    weights, weight_name = _weights(opts["weights"], reference_chunks, system_chunks, ref_id, opts["save_weights"])
-    signature = make_signature("gotoscorer", {**{k: opts[k] for k in SETTINGS}, "weights": weight_name},
+    weights, weight_name = _weights(opts["weights"], reference_chunks, system_chunks, ref_id, opts["save_weights"],
+                                    opts["rules"])
+    rules = {"rules": opts["rules"]} if opts["rules"] != "gec-metrics" else {}  # English signatures unchanged
+    signature = make_signature("gotoscorer", {**{k: opts[k] for k in SETTINGS}, "weights": weight_name, **rules},
                                libraries=("errant", "spacy"))
     return {name: _system_statistics(reference_chunks, hyp_chunks, weights, opts, signature)
             for name, hyp_chunks in system_chunks.items()}
+
+
+def score(stats: GoToScorerStatistics) -> MetricResult:
+    """Each sentence's F-beta against `ref_id`, the corpus F-beta of the summed counts, the per-type table when
+    asked, and the corpus rule as a resamplable statistic (`errant_greedy` with one candidate per sentence: the
+    counts added in sentence order). Under the original GoToScorer's rules (`rules='gts'`) the corpus adds every
+    chunk's weight in corpus order, as GTS does, and a vanishing denominator gives 0 (`fbeta`'s "zero")."""
+    opts = stats.settings
+    gts = opts["rules"] == "gts"
+    ref_id, rule = opts["ref_id"], FScore(opts["beta"], "zero" if gts else "errant")
+    f_key = f"f{opts['beta']:g}"
+    totals = [[total(types) for types in refs] for refs in stats.typed]
+    sentences = []
+    for refs, types, chunks in zip(totals, stats.typed, stats.chunks):
+        p, r, f = rule.prf(Counts(*refs[ref_id][:3]))
+        record = sentence_core(f, ref_id, [dict(zip(COUNT_NAMES, c)) for c in refs])
+        record.update({"precision": p, "recall": r, f_key: f, "chunks": [list(row) for row in chunks],
+                       "types": {t: list(c) for t, c in types[ref_id].items()}})
+        sentences.append(record)
+    if gts:
+        statistic: Any = Aggregate(list(stats.chunks), lambda rows: rule.prf(Counts(*chunk_totals(rows)[:3])).f)
+        tp, fp, fn, tn = chunk_totals(list(stats.chunks))
+    else:
+        statistic = errant_greedy([[Counts(*refs[ref_id][:3])] for refs in totals], rule)
+        _, corpus = statistic.choose()
+        tn = 0.0
+        for refs in totals:
+            tn += refs[ref_id][3]
+        tp, fp, fn = (float(x) for x in corpus)
+    p, r, f = rule.prf(Counts(tp, fp, fn))
+    scores = {f_key: f, "precision": p, "recall": r, "tp": tp, "fp": fp, "fn": fn, "tn": tn}
+    details: dict[str, Any] = {"degenerate_sentences": [dict(d) for d in stats.degenerate]}
+    if opts["return_types"]:
+        details["types"] = {"level": opts["return_types"],
+                            "rows": type_rows([types[ref_id] for types in stats.typed], opts["return_types"], rule,
+                                              f_key)}
+    return MetricResult("gotoscorer", scores, f_key, sentences, statistic, stats.signature, details)
+
+
+# ---------------------------------------------------------------------------------------------------
+# Helpers
+
+
+def _chunks(sources: Sequence[str], targets: Sequence[str], progress: bool) -> list[list[Chunk]]:
+    """Every source's chunk sequence against its target (ERRANT edits, `noop` and `UNK` left out as gec-metrics
+    does)."""
+    edits = get_extractor().extract(sources, targets, progress=progress)
+    return [chunk_sequence(e, source.split(" ")) for e, source in zip(edits, sources)]
+
+
+def check_weight_options(opts: Mapping[str, Any], systems: int | None) -> None:
+    """The weight settings checked before any work: 'systems' with several systems (when their number is known),
+    a weight file that exists, `save_weights` only with weights estimated here."""
+    mode = opts["weights"]
+    if opts["save_weights"] is not None and mode != "systems":
+        raise ValueError("`save_weights` writes weights estimated from the systems: pass weights='systems'")
+    if mode == "systems" and systems is not None and systems < 2:
+        raise ValueError(f"weights='systems' estimates each chunk's difficulty from the systems scored together "
+                         f"and got {systems}; score at least 2 systems in one run (e.g. `gecscore score gotoscorer "
+                         "--predictions A B C ...`), or pass a weight file")
+    if mode not in WEIGHT_MODES and not Path(mode).is_file():
+        raise FileNotFoundError(f"`weights`: no weight file {mode} (give 'none', 'systems' or the path of a "
+                                "gec-metrics weight file)")
+
+
+def _weights(mode: str, reference_chunks: list[list[list[Chunk]]], system_chunks: Mapping[str, list[list[Chunk]]],
+             ref_id: int, save: str | None, rules: str) -> tuple[list[list[list[float]]], str]:
+    """Per sentence, reference and chunk: the weights, and how the signature names them."""
+    unit = [[[1.0] * len(chunks) for chunks in refs] for refs in reference_chunks]
+    if mode == "none":
+        return unit, "none"
+    if mode == "systems":
+        outputs = list(system_chunks.values())
+        judged = [[evaluations(chunks, [system[i] for system in outputs], rules) for chunks in refs]
+                  for i, refs in enumerate(reference_chunks)]
+        if save is not None:
+            write_weight_file(save, [refs[ref_id] for refs in judged], [difficulty(refs[ref_id]) for refs in judged])
+        return [[difficulty(e) for e in refs] for refs in judged], f"systems({len(system_chunks)})"
+    weights = read_weight_file(mode, [len(refs[ref_id]) for refs in reference_chunks])
+    for refs, given in zip(unit, weights):
+        refs[ref_id] = given
+    digest = hashlib.sha256(Path(mode).read_bytes()).hexdigest()[:12]
+    return unit, f"file({digest})"
 
 
 def _system_statistics(reference_chunks: list[list[list[Chunk]]], hyp_chunks: list[list[Chunk]],
@@ -135,7 +182,7 @@ def _system_statistics(reference_chunks: list[list[list[Chunk]]], hyp_chunks: li
     for i, (refs, hyp, ref_weights) in enumerate(zip(reference_chunks, hyp_chunks, weights)):
         per_ref = []
         for k, (chunks, chunk_weights) in enumerate(zip(refs, ref_weights)):
-            outcomes = [outcome(chunk, hyp) for chunk in chunks]
+            outcomes = [outcome(chunk, hyp, opts["rules"]) for chunk in chunks]
             per_ref.append({t: tuple(c) for t, c in typed_counts(chunks, outcomes, chunk_weights).items()})
             if k == ref_id:
                 rows.append(tuple((c.o_start, c.o_end, c.c_str, c.type, w, o)
@@ -146,6 +193,17 @@ def _system_statistics(reference_chunks: list[list[list[Chunk]]], hyp_chunks: li
         typed.append(tuple(per_ref))
     return GoToScorerStatistics(settings=opts, signature=signature, degenerate=tuple(degenerate),
                                 typed=tuple(typed), chunks=tuple(rows))
+
+
+def chunk_totals(sentences: Sequence[Sequence[ChunkRow]]) -> tuple[float, float, float, float]:
+    """TP/FP/FN/TN of chunk records, every chunk's weight added in corpus order (the original GoToScorer's
+    `update_scores`)."""
+    counts = dict.fromkeys(COUNT_NAMES, 0.0)
+    for rows in sentences:
+        for *_, weight, result in rows:
+            for name in COUNTED[result]:
+                counts[name] += weight
+    return counts["tp"], counts["fp"], counts["fn"], counts["tn"]
 
 
 def total(types: Mapping[str, Sequence[float]]) -> tuple[float, float, float, float]:
@@ -174,32 +232,3 @@ def type_rows(typed: Sequence[Mapping[str, Sequence[float]]], level: int, rule: 
     return rows
 
 
-def score(stats: GoToScorerStatistics) -> MetricResult:
-    """Each sentence's F-beta against `ref_id`, the corpus F-beta of the summed counts, the per-type table when
-    asked, and the corpus rule as a resamplable statistic (`errant_greedy` with one candidate per sentence: the
-    counts added in sentence order)."""
-    opts = stats.settings
-    ref_id, rule = opts["ref_id"], FScore(opts["beta"], "errant")
-    f_key = f"f{opts['beta']:g}"
-    totals = [[total(types) for types in refs] for refs in stats.typed]
-    sentences = []
-    for refs, types, chunks in zip(totals, stats.typed, stats.chunks):
-        p, r, f = rule.prf(Counts(*refs[ref_id][:3]))
-        record = sentence_core(f, ref_id, [dict(zip(COUNT_NAMES, c)) for c in refs])
-        record.update({"precision": p, "recall": r, f_key: f, "chunks": [list(row) for row in chunks],
-                       "types": {t: list(c) for t, c in types[ref_id].items()}})
-        sentences.append(record)
-    statistic = errant_greedy([[Counts(*refs[ref_id][:3])] for refs in totals], rule)
-    _, corpus = statistic.choose()
-    tn = 0.0
-    for refs in totals:
-        tn += refs[ref_id][3]
-    tp, fp, fn = (float(x) for x in corpus)
-    p, r, f = rule.prf(Counts(tp, fp, fn))
-    scores = {f_key: f, "precision": p, "recall": r, "tp": tp, "fp": fp, "fn": fn, "tn": tn}
-    details: dict[str, Any] = {"degenerate_sentences": [dict(d) for d in stats.degenerate]}
-    if opts["return_types"]:
-        details["types"] = {"level": opts["return_types"],
-                            "rows": type_rows([types[ref_id] for types in stats.typed], opts["return_types"], rule,
-                                              f_key)}
-    return MetricResult("gotoscorer", scores, f_key, sentences, statistic, stats.signature, details)

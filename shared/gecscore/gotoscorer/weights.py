@@ -3,9 +3,11 @@ weight file (the JSON `gecmetrics-gen-gotoscorer-weight` writes: per sentence, `
 and `weights`, one per reference chunk).
 
 A chunk's weight is 1 − the share of systems that got it right, so a chunk every system corrects weighs nothing and
-one no system corrects weighs 1. "Right" is gec-metrics 0.1.1's test, kept exactly: some chunk of the system's
-chunk sequence has the reference chunk's correction string, wherever it is (its span comparison compares the
-reference chunk with itself). Kept tokens and insertion slots are therefore almost always "right" and weigh 0.
+one no system corrects weighs 1. By default "right" is gec-metrics 0.1.1's test, kept exactly: some chunk of the
+system's chunk sequence has the reference chunk's correction string, wherever it is (its span comparison compares
+the reference chunk with itself). Kept tokens and insertion slots are therefore almost always "right" and weigh 0.
+Under the original GoToScorer's rules (`rules='gts'`, gotutiyan/GTS 1.1 with its default a = 1, b = 0, c = 0 in
+a − (n + b) / (N + c)) a system is right on a chunk as its score judges it: the same span and correction.
 """
 
 from __future__ import annotations
@@ -14,11 +16,16 @@ import json
 from pathlib import Path
 from typing import Any, Sequence
 
-from gecscore.gotoscorer.chunks import Chunk
+from gecscore.gotoscorer.chunks import Chunk, judge_gts
 
 
-def evaluations(reference: Sequence[Chunk], systems: Sequence[Sequence[Chunk]]) -> list[list[int]]:
-    """Per reference chunk, per system: 1 when one of the system's chunks has the chunk's correction string."""
+def evaluations(reference: Sequence[Chunk], systems: Sequence[Sequence[Chunk]], rules: str = "gec-metrics"
+                ) -> list[list[int]]:
+    """Per reference chunk, per system: 1 when the system got the chunk right. gec-metrics: one of the system's
+    chunks has the chunk's correction string, wherever it is; the original GoToScorer (`rules='gts'`): the system
+    gets it right as its score judges it (`chunks.judge_gts`: the same span and correction)."""
+    if rules == "gts":
+        return [[int(judge_gts(chunk, chunks)[0]) for chunks in systems] for chunk in reference]
     corrections = [{chunk.c_str for chunk in chunks} for chunks in systems]
     return [[int(chunk.c_str in found) for found in corrections] for chunk in reference]
 

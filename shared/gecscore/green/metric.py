@@ -41,6 +41,71 @@ SETTINGS = ("n", "beta", "unit", "tokenize", "robust")
 _TRUE, _FALSE, _MISSED = slice(0, 3), slice(3, 5), slice(5, 7)
 
 
+# ---------------------------------------------------------------------------------------------------
+# The entry points: the statistics, how they are gathered, and the corpus rule (helpers below)
+
+@dataclass(frozen=True, kw_only=True)
+class GREENStatistics(Statistics):
+    """One system's statistics (`gecscore.common.statistics`): per sentence, the `(references, n, 7)` integer
+    category counts against every reference (`sentence_counts`)."""
+
+    PER_SENTENCE: ClassVar[tuple[str, ...]] = ("counts",)
+
+    counts: tuple[np.ndarray, ...]
+
+
+def check_models(options: Mapping[str, Any]) -> None:
+    """Nothing to check: GREEN loads no model (the Trainer hook asks every metric before training starts)."""
+
+
+def statistics_systems(sources: Sequence[str], systems: Mapping[str, Sequence[str]],
+                       references: Sequence[Sequence[str]] | None = None, *, progress: bool = False,
+                       **options: Any) -> dict[str, GREENStatistics]:
+    """Every system's category counts against every reference (sources and references counted once); `score`
+    chooses the references and scores."""
+    opts = SPEC.resolve(options)
+    order, unit = opts["n"], opts["unit"]
+    signature = make_signature("green", {**{k: opts[k] for k in SETTINGS}, **language_setting(opts)}, libraries=())
+    predictions = systems  # tokenised by the input layer
+    index = NgramIndex(order, unit)
+    table = PairTable([index.count(s) for s in sources], [[index.count(r) for r in group] for group in references])
+    out = {}
+    for name, hyps in predictions.items():
+        hyp_grams = [index.count(h) for h in progress_bar(hyps, desc=f"GREEN {name}", disable=not progress)]
+        counts = table.counts(hyp_grams, np.asarray(index.orders, dtype=np.int64), order)
+        out[name] = GREENStatistics(settings=opts, signature=signature, counts=tuple(counts))
+    return out
+
+
+def score(stats: GREENStatistics) -> MetricResult:
+    """The corpus GREEN of every sentence's best reference, the sentence records and the resamplable statistic."""
+    settings = stats.settings
+    beta, names = settings["beta"], statistic_names(settings["n"])
+    sentences, chosen = [], []
+    for per_ref in stats.counts:
+        values = [green(counts, beta)[0] for counts in per_ref.tolist()]
+        best = best_reference(values)
+        precision, recall = precision_recall(per_ref[best].tolist())
+        record = sentence_core(values[best], best, [dict(zip(names, map(float, counts.reshape(-1).tolist())))
+                                                    for counts in per_ref])
+        record.update(green=record["score"], precision=precision, recall=recall, per_reference_green=values)
+        sentences.append(record)
+        chosen.append(per_ref[best])
+    statistic = SummedCounts(np.stack(chosen), beta)
+    totals = statistic.counts.sum(axis=0).tolist()
+    f, precision, recall = green(totals, beta)
+    per_order = [{"order": k, "true": sum(row[_TRUE]), "false": sum(row[_FALSE]), "missed": sum(row[_MISSED]),
+                  "precision": p, "recall": r}
+                 for k, (row, p, r) in enumerate(zip(totals, *precision_recall(totals)), start=1)]
+    details = {"per_order": per_order, "degenerate_sentences": [dict(d) for d in stats.degenerate]}
+    return MetricResult("green", {"green": f, "precision": precision, "recall": recall}, "green", sentences,
+                        statistic, stats.signature, details, sentence_key="sentences")
+
+
+# ---------------------------------------------------------------------------------------------------
+# Helpers
+
+
 def statistic_names(order: int) -> tuple[str, ...]:
     """The names of a sentence's statistics for n-gram orders 1..`order` (`SPEC.statistics` for 4)."""
     return tuple(f"{category}_{k}" for k in range(1, order + 1) for category in CATEGORIES)
@@ -214,59 +279,3 @@ class SummedCounts:
         return SummedCounts(np.concatenate([self.counts, other.counts]), self.beta)
 
 
-@dataclass(frozen=True, kw_only=True)
-class GREENStatistics(Statistics):
-    """One system's statistics (`gecscore.common.statistics`): per sentence, the `(references, n, 7)` integer
-    category counts against every reference (`sentence_counts`)."""
-
-    PER_SENTENCE: ClassVar[tuple[str, ...]] = ("counts",)
-
-    counts: tuple[np.ndarray, ...]
-
-
-def check_models(options: Mapping[str, Any]) -> None:
-    """Nothing to check: GREEN loads no model (the Trainer hook asks every metric before training starts)."""
-
-
-def statistics_systems(sources: Sequence[str], systems: Mapping[str, Sequence[str]],
-                       references: Sequence[Sequence[str]] | None = None, *, progress: bool = False,
-                       **options: Any) -> dict[str, GREENStatistics]:
-    """Every system's category counts against every reference (sources and references counted once); `score`
-    chooses the references and scores."""
-    opts = SPEC.resolve(options)
-    order, unit = opts["n"], opts["unit"]
-    signature = make_signature("green", {**{k: opts[k] for k in SETTINGS}, **language_setting(opts)}, libraries=())
-    predictions = systems  # tokenised by the input layer
-    index = NgramIndex(order, unit)
-    table = PairTable([index.count(s) for s in sources], [[index.count(r) for r in group] for group in references])
-    out = {}
-    for name, hyps in predictions.items():
-        hyp_grams = [index.count(h) for h in progress_bar(hyps, desc=f"GREEN {name}", disable=not progress)]
-        counts = table.counts(hyp_grams, np.asarray(index.orders, dtype=np.int64), order)
-        out[name] = GREENStatistics(settings=opts, signature=signature, counts=tuple(counts))
-    return out
-
-
-def score(stats: GREENStatistics) -> MetricResult:
-    """The corpus GREEN of every sentence's best reference, the sentence records and the resamplable statistic."""
-    settings = stats.settings
-    beta, names = settings["beta"], statistic_names(settings["n"])
-    sentences, chosen = [], []
-    for per_ref in stats.counts:
-        values = [green(counts, beta)[0] for counts in per_ref.tolist()]
-        best = best_reference(values)
-        precision, recall = precision_recall(per_ref[best].tolist())
-        record = sentence_core(values[best], best, [dict(zip(names, map(float, counts.reshape(-1).tolist())))
-                                                    for counts in per_ref])
-        record.update(green=record["score"], precision=precision, recall=recall, per_reference_green=values)
-        sentences.append(record)
-        chosen.append(per_ref[best])
-    statistic = SummedCounts(np.stack(chosen), beta)
-    totals = statistic.counts.sum(axis=0).tolist()
-    f, precision, recall = green(totals, beta)
-    per_order = [{"order": k, "true": sum(row[_TRUE]), "false": sum(row[_FALSE]), "missed": sum(row[_MISSED]),
-                  "precision": p, "recall": r}
-                 for k, (row, p, r) in enumerate(zip(totals, *precision_recall(totals)), start=1)]
-    details = {"per_order": per_order, "degenerate_sentences": [dict(d) for d in stats.degenerate]}
-    return MetricResult("green", {"green": f, "precision": precision, "recall": recall}, "green", sentences,
-                        statistic, stats.signature, details, sentence_key="sentences")

@@ -48,9 +48,62 @@ POOLINGS = ("auto", "native", "mean_wrapper", "cls")
 VARIANTS = SPEC.variants
 
 
-
 # ---------------------------------------------------------------------------------------------------
 # Pure core
+
+
+# ---------------------------------------------------------------------------------------------------
+# The entry points: the statistics, how they are gathered, and the corpus rule (helpers below)
+
+@dataclass(frozen=True, kw_only=True)
+class ImparaStatistics(Statistics):
+    """One system's statistics (`gecscore.common.statistics`): the score of every sentence."""
+
+    PER_SENTENCE: ClassVar[tuple[str, ...]] = ("scores",)
+
+    scores: tuple[float, ...]
+
+
+def check_models(options: Mapping[str, Any]) -> None:
+    """Raise now, without loading weights, the error a run with `options` would raise loading its quality
+    estimator (and the similarity estimator of the impara variant)."""
+    opts = SPEC.resolve(options)
+    model = opts["model"] or (DEFAULT_MODEL if opts["variant"] == "impara_ged" else IMPARA_QE_MODEL)
+    if model == EMBEDDED:
+        installed_asset_dir()
+        minilm_path()
+    else:
+        check_loadable(model, revision=opts["revision"], role="the quality estimator", alternative=QE_ALTERNATIVE)
+    if opts["variant"] == "impara":
+        check_loadable(opts["se_model"], role="the similarity estimator (se_model)", alternative=SE_ALTERNATIVE)
+
+
+def statistics_systems(sources: Sequence[str], systems: Mapping[str, Sequence[str]], references: Any = None, *,
+                       progress: bool = False, **options: Any) -> dict[str, ImparaStatistics]:
+    """Every system's sentence scores (reference-free: `references` must be None)."""
+    if references is not None:
+        raise TypeError("impara_ged is reference-free; do not pass `references`")
+    opts = SPEC.resolve(options)
+    settings = {k: opts[k] for k in SPEC.names("setting") if k != "model"}
+    estimator = Impara(opts["model"], **settings, from_input_layer=True)
+    out = {}
+    for name, predictions in systems.items():
+        result = estimator.score(sources, predictions, progress=progress)
+        out[name] = ImparaStatistics(settings=opts, signature=result.signature, degenerate=result.degenerate,
+                                     scores=tuple(float(x) for x in result.sentence_scores))
+    return out
+
+
+def score(stats: ImparaStatistics) -> MetricResult:
+    """The corpus score is the mean of the sentence scores."""
+    values = list(stats.scores)
+    return MetricResult("impara_ged", {"score": float(np.mean(np.asarray(values, dtype=np.float64)))}, "score",
+                        [sentence_core(v, None, []) for v in values], SentenceMean(values), stats.signature,
+                        {"degenerate_sentences": [dict(d) for d in stats.degenerate]}, sentence_output=values)
+
+
+# ---------------------------------------------------------------------------------------------------
+# Helpers
 
 
 def sigmoid(logits: np.ndarray) -> np.ndarray:
@@ -358,48 +411,3 @@ class Impara:
         return cosine_rows(encoder.embed(list(sources), **embed), encoder.embed(list(predictions), **embed))
 
 
-@dataclass(frozen=True, kw_only=True)
-class ImparaStatistics(Statistics):
-    """One system's statistics (`gecscore.common.statistics`): the score of every sentence."""
-
-    PER_SENTENCE: ClassVar[tuple[str, ...]] = ("scores",)
-
-    scores: tuple[float, ...]
-
-
-def check_models(options: Mapping[str, Any]) -> None:
-    """Raise now, without loading weights, the error a run with `options` would raise loading its quality
-    estimator (and the similarity estimator of the impara variant)."""
-    opts = SPEC.resolve(options)
-    model = opts["model"] or (DEFAULT_MODEL if opts["variant"] == "impara_ged" else IMPARA_QE_MODEL)
-    if model == EMBEDDED:
-        installed_asset_dir()
-        minilm_path()
-    else:
-        check_loadable(model, revision=opts["revision"], role="the quality estimator", alternative=QE_ALTERNATIVE)
-    if opts["variant"] == "impara":
-        check_loadable(opts["se_model"], role="the similarity estimator (se_model)", alternative=SE_ALTERNATIVE)
-
-
-def statistics_systems(sources: Sequence[str], systems: Mapping[str, Sequence[str]], references: Any = None, *,
-                       progress: bool = False, **options: Any) -> dict[str, ImparaStatistics]:
-    """Every system's sentence scores (reference-free: `references` must be None)."""
-    if references is not None:
-        raise TypeError("impara_ged is reference-free; do not pass `references`")
-    opts = SPEC.resolve(options)
-    settings = {k: opts[k] for k in SPEC.names("setting") if k != "model"}
-    estimator = Impara(opts["model"], **settings, from_input_layer=True)
-    out = {}
-    for name, predictions in systems.items():
-        result = estimator.score(sources, predictions, progress=progress)
-        out[name] = ImparaStatistics(settings=opts, signature=result.signature, degenerate=result.degenerate,
-                                     scores=tuple(float(x) for x in result.sentence_scores))
-    return out
-
-
-def score(stats: ImparaStatistics) -> MetricResult:
-    """The corpus score is the mean of the sentence scores."""
-    values = list(stats.scores)
-    return MetricResult("impara_ged", {"score": float(np.mean(np.asarray(values, dtype=np.float64)))}, "score",
-                        [sentence_core(v, None, []) for v in values], SentenceMean(values), stats.signature,
-                        {"degenerate_sentences": [dict(d) for d in stats.degenerate]}, sentence_output=values)

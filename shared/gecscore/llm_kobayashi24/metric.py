@@ -33,6 +33,9 @@ DEFAULT_MODELS = {"endpoint": "gpt-4o-mini-2024-07-18", "local": "meta-llama/Lla
 SETTINGS = ("variant", "judge_seed", "criterion", "max_new_tokens", "tokenize", "robust")
 
 
+# ---------------------------------------------------------------------------------------------------
+# The entry points: the statistics, how they are gathered, and the corpus rule (helpers below)
+
 @dataclass(frozen=True, kw_only=True)
 class JudgeStatistics(Statistics):
     """One system's statistics (`gecscore.common.statistics`): per sentence, the LLM's 1-5 score of its correction
@@ -42,6 +45,83 @@ class JudgeStatistics(Statistics):
 
     judgements: tuple[int | None, ...]
     targets: tuple[int, ...]
+
+
+def check_models(options: Mapping[str, Any]) -> None:
+    """Raise now what building the judge would raise, without loading weights or calling the endpoint: a local
+    model that cannot be loaded, an endpoint without an API key, a criterion the variant's prompt has no place for
+    (the Trainer hook asks when it is built)."""
+    from gecscore.common.encoders import check_loadable
+
+    opts = SPEC.resolve(options)
+    template_for(opts["variant"], opts["criterion"])  # a criterion the variant's prompt has no place for
+    check_decoding(opts)
+    model = opts["model"] or DEFAULT_MODELS[opts["backend"]]
+    if opts["backend"] == "endpoint":
+        backend_for(opts)  # builds the endpoint client only: no request is made
+    else:
+        check_loadable(model, revision=opts["revision"])
+
+
+def statistics_systems(sources: Sequence[str], systems: Mapping[str, Sequence[str]], references: Any = None, *,
+                       progress: bool = False, **options: Any) -> dict[str, JudgeStatistics]:
+    """Every system's sentence judgements (reference-free: `references` must be None). The systems of one call
+    are judged together: a source's prompt lists their distinct corrections."""
+    if references is not None:
+        raise TypeError("llm_kobayashi24 is reference-free; do not pass `references`")
+    opts = SPEC.resolve(options)
+    check_decoding(opts)
+    sources = check_texts("sources", sources)
+    systems = {name: check_texts("predictions", texts) for name, texts in systems.items()}
+    for texts in systems.values():
+        check_same_length(sources=sources, predictions=texts)
+    if opts["tokenize"]:
+        from gecscore.common.inputs import spacy_tokenize
+
+        sources = spacy_tokenize(sources)
+        systems = {name: spacy_tokenize(texts) for name, texts in systems.items()}
+    edits = None
+    if opts["variant"] == "edit":
+        from gecscore.common.edits import get_extractor
+
+        extractor = get_extractor()
+        edits = lambda srcs, hyps: extractor.extract(srcs, hyps, keep_unk=True)  # noqa: E731
+    backend = backend_for(opts)
+    if opts["answer_cache"] is not None:
+        backend = CachedBackend(backend, opts["answer_cache"])
+    judged = judge_systems(sources, systems, backend, variant=opts["variant"], criterion=opts["criterion"],
+                           edits=edits, progress=progress)
+    settings = {"backend": backend.name, "model": opts["model"] or DEFAULT_MODELS[opts["backend"]],
+                **{k: opts[k] for k in SETTINGS}}
+    if opts["decoding"] != "free":  # signatures of free answers stay as they were
+        settings["decoding"] = opts["decoding"]
+    signature = make_signature("llm_kobayashi24", settings, libraries=())
+    kept = {k: v for k, v in opts.items() if k != "api_key"}
+    return {name: JudgeStatistics(settings=kept, signature=signature,
+                                  degenerate=tuple(j.problems[name] for j in judged if name in j.problems),
+                                  judgements=tuple(j.scores[name] for j in judged),
+                                  targets=tuple(j.targets for j in judged))
+            for name in systems}
+
+
+def score(stats: JudgeStatistics) -> MetricResult:
+    """The mean sentence score over the judged sentences (robust mode: over all, on [0, 1])."""
+    robust = bool(stats.settings["robust"])
+    values = [sentence_score(j, robust) for j in stats.judgements]
+    sentences = []
+    for value, judgement, targets in zip(values, stats.judgements, stats.targets):
+        record = sentence_core(value, None, [])
+        record.update(judgement=judgement, targets=targets)
+        sentences.append(record)
+    details: dict[str, Any] = {"degenerate_sentences": [dict(d) for d in stats.degenerate]}
+    if not robust:  # a mean of 1-5 judgements: tables must not read it as a rate outside [0, 1]
+        details["score_range"] = [float(LOWEST), float(HIGHEST)]
+    return MetricResult("llm_kobayashi24", {"score": judged_mean(values)}, "score", sentences,
+                        Aggregate(values, judged_mean), stats.signature, details, sentence_output=values)
+
+
+# ---------------------------------------------------------------------------------------------------
+# Helpers
 
 
 @dataclass(frozen=True)
@@ -89,22 +169,6 @@ def judge_systems(sources: Sequence[str], systems: Mapping[str, Sequence[str]], 
     return judged
 
 
-def check_models(options: Mapping[str, Any]) -> None:
-    """Raise now what building the judge would raise, without loading weights or calling the endpoint: a local
-    model that cannot be loaded, an endpoint without an API key, a criterion the variant's prompt has no place for
-    (the Trainer hook asks when it is built)."""
-    from gecscore.common.encoders import check_loadable
-
-    opts = SPEC.resolve(options)
-    template_for(opts["variant"], opts["criterion"])  # a criterion the variant's prompt has no place for
-    check_decoding(opts)
-    model = opts["model"] or DEFAULT_MODELS[opts["backend"]]
-    if opts["backend"] == "endpoint":
-        backend_for(opts)  # builds the endpoint client only: no request is made
-    else:
-        check_loadable(model, revision=opts["revision"])
-
-
 def check_decoding(opts: Mapping[str, Any]) -> None:
     """Constrained decoding needs the model's probabilities, which only a local model gives."""
     if opts["decoding"] == "constrained" and opts["backend"] != "local":
@@ -122,47 +186,6 @@ def backend_for(opts: Mapping[str, Any]) -> Backend:
                       decoding=opts["decoding"])
 
 
-def statistics_systems(sources: Sequence[str], systems: Mapping[str, Sequence[str]], references: Any = None, *,
-                       progress: bool = False, **options: Any) -> dict[str, JudgeStatistics]:
-    """Every system's sentence judgements (reference-free: `references` must be None). The systems of one call
-    are judged together: a source's prompt lists their distinct corrections."""
-    if references is not None:
-        raise TypeError("llm_kobayashi24 is reference-free; do not pass `references`")
-    opts = SPEC.resolve(options)
-    check_decoding(opts)
-    sources = check_texts("sources", sources)
-    systems = {name: check_texts("predictions", texts) for name, texts in systems.items()}
-    for texts in systems.values():
-        check_same_length(sources=sources, predictions=texts)
-    if opts["tokenize"]:
-        from gecscore.common.inputs import spacy_tokenize
-
-        sources = spacy_tokenize(sources)
-        systems = {name: spacy_tokenize(texts) for name, texts in systems.items()}
-    edits = None
-    if opts["variant"] == "edit":
-        from gecscore.common.edits import get_extractor
-
-        extractor = get_extractor()
-        edits = lambda srcs, hyps: extractor.extract(srcs, hyps, keep_unk=True)  # noqa: E731
-    backend = backend_for(opts)
-    if opts["answer_cache"] is not None:
-        backend = CachedBackend(backend, opts["answer_cache"])
-    judged = judge_systems(sources, systems, backend, variant=opts["variant"], criterion=opts["criterion"],
-                           edits=edits, progress=progress)
-    settings = {"backend": backend.name, "model": opts["model"] or DEFAULT_MODELS[opts["backend"]],
-                **{k: opts[k] for k in SETTINGS}}
-    if opts["decoding"] != "free":  # signatures of free answers stay as they were
-        settings["decoding"] = opts["decoding"]
-    signature = make_signature("llm_kobayashi24", settings, libraries=())
-    kept = {k: v for k, v in opts.items() if k != "api_key"}
-    return {name: JudgeStatistics(settings=kept, signature=signature,
-                                  degenerate=tuple(j.problems[name] for j in judged if name in j.problems),
-                                  judgements=tuple(j.scores[name] for j in judged),
-                                  targets=tuple(j.targets for j in judged))
-            for name in systems}
-
-
 def sentence_score(judgement: int | None, robust: bool) -> float:
     """A sentence's score: the judgement (NaN when there is none), or in robust mode (s - 1) / 4 and 0 without."""
     if robust:
@@ -176,17 +199,3 @@ def judged_mean(values: list[float]) -> float:
     return float(np.mean(kept)) if kept else float("nan")
 
 
-def score(stats: JudgeStatistics) -> MetricResult:
-    """The mean sentence score over the judged sentences (robust mode: over all, on [0, 1])."""
-    robust = bool(stats.settings["robust"])
-    values = [sentence_score(j, robust) for j in stats.judgements]
-    sentences = []
-    for value, judgement, targets in zip(values, stats.judgements, stats.targets):
-        record = sentence_core(value, None, [])
-        record.update(judgement=judgement, targets=targets)
-        sentences.append(record)
-    details: dict[str, Any] = {"degenerate_sentences": [dict(d) for d in stats.degenerate]}
-    if not robust:  # a mean of 1-5 judgements: tables must not read it as a rate outside [0, 1]
-        details["score_range"] = [float(LOWEST), float(HIGHEST)]
-    return MetricResult("llm_kobayashi24", {"score": judged_mean(values)}, "score", sentences,
-                        Aggregate(values, judged_mean), stats.signature, details, sentence_output=values)

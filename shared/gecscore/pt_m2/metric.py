@@ -54,6 +54,66 @@ Variant = Literal["sentm2", "m2", "errant", "senterrant"]
 VARIANTS: tuple[str, ...] = SPEC.variants
 
 
+# ---------------------------------------------------------------------------------------------------
+# The entry points: the statistics, how they are gathered, and the corpus rule (helpers below)
+
+@dataclass(frozen=True, kw_only=True)
+class PTStatistics(Statistics):
+    """One system's statistics (`gecscore.common.statistics`): per sentence, its candidates (every gold annotator,
+    or every reference in the ERRANT variants) with their weighted counts, per-type counts and weighted edits."""
+
+    PER_SENTENCE: ClassVar[tuple[str, ...]] = ("candidates",)
+
+    candidates: tuple[tuple[Candidate, ...], ...]
+
+
+def check_models(options: Mapping[str, Any]) -> None:
+    """Raise now, without loading weights, the error a run with `options` would raise loading its BERTScore model."""
+    opts = SPEC.resolve(options)
+    if opts["scorer"] == "bertscore":
+        check_loadable(opts["model"])
+
+
+def statistics_systems(sources: Sequence[str], systems: Mapping[str, Sequence[str]],
+                       references: Sequence[Any] | None = None, *, gold_m2: Any = None, progress: bool = False,
+                       **options: Any) -> dict[str, PTStatistics]:
+    """Every system's statistics with PT-M² / PT-ERRANT (or M² / ERRANT with `scorer="self"`).
+
+    With `gold_m2`, references (optional) are the texts edits are weighed against, indexed by annotator id;
+    without it they are the gold (ERRANT edits of each reference, one annotator per reference).
+    """
+    return {name: _statistics(sources, predictions, references, gold_m2=gold_m2, progress=progress, **options)
+            for name, predictions in systems.items()}
+
+
+def score(stats: PTStatistics) -> MetricResult:
+    """The result of one system's statistics: the variant's corpus rule (`pt_result`), the sentence records with
+    the chosen annotator or reference, the per-type table and the corpus rule as a resamplable statistic."""
+    opts = stats.settings
+    variant, beta = opts["variant"], opts["beta"]
+    result = pt_result(variant, beta, stats.candidates, stats.degenerate)
+    f_key = f"f{beta:g}"
+    who = "annotator" if variant in ("m2", "sentm2") else "reference"
+    sentences = [{**sentence_core(s.f, [c.index for c in s.candidates].index(s.chosen),
+                                  [dict(zip(M2_STATISTICS, c.counts)) for c in s.candidates]),
+                  f_key: s.f, "precision": s.precision, "recall": s.recall, who: s.chosen,
+                  "counts": [list(c.counts) for c in s.candidates],
+                  "types": [as_lists(c.types) for c in s.candidates]} for s in result.sentences]
+    details: dict[str, Any] = {"edits": [sentence_record(s, variant) for s in result.sentences]} \
+        if opts["return_edits"] else {}
+    if opts["return_types"]:
+        details["types"] = types_table(result, opts["return_types"], beta)
+    details["degenerate_sentences"] = [dict(d) for d in result.degenerate]
+    return MetricResult(
+        "pt_m2", {"precision": result.precision, "recall": result.recall, f_key: result.f, "score": result.f},
+        f_key, sentences, corpus_statistic(result, variant, beta), stats.signature, details,
+        sentence_output=[s.f for s in result.sentences])
+
+
+# ---------------------------------------------------------------------------------------------------
+# Helpers
+
+
 def pseudo_sentence(source: Sequence[str], edit: SysEdit) -> str:
     """The source tokens with only `edit` applied; an edit without original tokens inserts at its start
     (as PT-M² applies the merged first-row insertions of the M² lattice)."""
@@ -468,35 +528,6 @@ def signature(variant: str, scorer: str, similarity: Similarity | None, beta: fl
 # Entry point: inputs → gold → weights → counts → the one result protocol
 
 
-@dataclass(frozen=True, kw_only=True)
-class PTStatistics(Statistics):
-    """One system's statistics (`gecscore.common.statistics`): per sentence, its candidates (every gold annotator,
-    or every reference in the ERRANT variants) with their weighted counts, per-type counts and weighted edits."""
-
-    PER_SENTENCE: ClassVar[tuple[str, ...]] = ("candidates",)
-
-    candidates: tuple[tuple[Candidate, ...], ...]
-
-
-def check_models(options: Mapping[str, Any]) -> None:
-    """Raise now, without loading weights, the error a run with `options` would raise loading its BERTScore model."""
-    opts = SPEC.resolve(options)
-    if opts["scorer"] == "bertscore":
-        check_loadable(opts["model"])
-
-
-def statistics_systems(sources: Sequence[str], systems: Mapping[str, Sequence[str]],
-                       references: Sequence[Any] | None = None, *, gold_m2: Any = None, progress: bool = False,
-                       **options: Any) -> dict[str, PTStatistics]:
-    """Every system's statistics with PT-M² / PT-ERRANT (or M² / ERRANT with `scorer="self"`).
-
-    With `gold_m2`, references (optional) are the texts edits are weighed against, indexed by annotator id;
-    without it they are the gold (ERRANT edits of each reference, one annotator per reference).
-    """
-    return {name: _statistics(sources, predictions, references, gold_m2=gold_m2, progress=progress, **options)
-            for name, predictions in systems.items()}
-
-
 def _statistics(sources: Sequence[str], predictions: Sequence[str], references: Sequence[Any] | None, *,
                 gold_m2: Any, progress: bool, **options: Any) -> PTStatistics:
     opts = SPEC.resolve(options)
@@ -539,30 +570,6 @@ def _statistics(sources: Sequence[str], predictions: Sequence[str], references: 
                                             "m2" if gold_m2 is not None else "references", opts["robust"],
                                             opts["tokenize"]),
                         candidates=tuple(tuple(cands) for cands in candidates))
-
-
-def score(stats: PTStatistics) -> MetricResult:
-    """The result of one system's statistics: the variant's corpus rule (`pt_result`), the sentence records with
-    the chosen annotator or reference, the per-type table and the corpus rule as a resamplable statistic."""
-    opts = stats.settings
-    variant, beta = opts["variant"], opts["beta"]
-    result = pt_result(variant, beta, stats.candidates, stats.degenerate)
-    f_key = f"f{beta:g}"
-    who = "annotator" if variant in ("m2", "sentm2") else "reference"
-    sentences = [{**sentence_core(s.f, [c.index for c in s.candidates].index(s.chosen),
-                                  [dict(zip(M2_STATISTICS, c.counts)) for c in s.candidates]),
-                  f_key: s.f, "precision": s.precision, "recall": s.recall, who: s.chosen,
-                  "counts": [list(c.counts) for c in s.candidates],
-                  "types": [as_lists(c.types) for c in s.candidates]} for s in result.sentences]
-    details: dict[str, Any] = {"edits": [sentence_record(s, variant) for s in result.sentences]} \
-        if opts["return_edits"] else {}
-    if opts["return_types"]:
-        details["types"] = types_table(result, opts["return_types"], beta)
-    details["degenerate_sentences"] = [dict(d) for d in result.degenerate]
-    return MetricResult(
-        "pt_m2", {"precision": result.precision, "recall": result.recall, f_key: result.f, "score": result.f},
-        f_key, sentences, corpus_statistic(result, variant, beta), stats.signature, details,
-        sentence_output=[s.f for s in result.sentences])
 
 
 def check_type_level(gold: Sequence[M2Sentence], level: int) -> None:

@@ -47,6 +47,65 @@ _NOT_WORD = re.compile(r"(?ui)\W")
 # Pure core
 
 
+# ---------------------------------------------------------------------------------------------------
+# The entry points: the statistics, how they are gathered, and the corpus rule (helpers below)
+
+@dataclass(frozen=True, kw_only=True)
+class ScribendiStatistics(Statistics):
+    """One system's statistics (`gecscore.common.statistics`): per sentence, the two perplexities and the two
+    ratios (all None where the prediction equals the source; a perplexity is NaN for an empty text)."""
+
+    PER_SENTENCE: ClassVar[tuple[str, ...]] = ("source_perplexity", "prediction_perplexity", "token_sort_ratio",
+                                               "levenshtein_ratio")
+
+    source_perplexity: tuple[float | None, ...]
+    prediction_perplexity: tuple[float | None, ...]
+    token_sort_ratio: tuple[float | None, ...]
+    levenshtein_ratio: tuple[float | None, ...]
+
+
+def check_models(options: Mapping[str, Any]) -> None:
+    """Raise now, without loading weights, the error a run with `options` would raise loading its language model."""
+    opts = SPEC.resolve(options)
+    check_loadable(opts["model"], role="the language model", alternative=LM_ALTERNATIVE)
+
+
+def statistics_systems(sources: Sequence[str], systems: Mapping[str, Sequence[str]], references: Any = None, *,
+                       progress: bool = False, **options: Any) -> dict[str, ScribendiStatistics]:
+    """Every system's perplexities and ratios per changed sentence (reference-free: `references` must be None)."""
+    if references is not None:
+        raise TypeError("scribendi is reference-free; do not pass `references`")
+    opts = SPEC.resolve(options)
+    lm = LanguageModel.load(opts["model"], resolve_device(opts["device"], opts["no_cuda"]))
+    signature = make_signature("scribendi", {k: opts[k] for k in SETTINGS})
+    out = {}
+    for name, predictions in systems.items():
+        fields, degenerate = system_statistics(lm, sources, predictions, batch_size=opts["batch_size"], progress=progress)
+        out[name] = ScribendiStatistics(settings=opts, signature=signature, degenerate=tuple(degenerate), **fields)
+    return out
+
+
+def score(stats: ScribendiStatistics) -> MetricResult:
+    """Each sentence's −1/0/1 at the settings' threshold and the corpus sum."""
+    threshold = stats.settings["threshold"]
+    sentences, values = [], []
+    for fields in zip(stats.source_perplexity, stats.prediction_perplexity, stats.token_sort_ratio,
+                      stats.levenshtein_ratio):
+        value = float(sentence_score(*fields, threshold))
+        record = sentence_core(value, None, [])
+        record.update(scribendi=value, **{name: _shown(v) for name, v in zip(ScribendiStatistics.PER_SENTENCE,
+                                                                              fields)})
+        sentences.append(record)
+        values.append(value)
+    return MetricResult("scribendi", {"scribendi": float(sum(values))}, "scribendi", sentences, Aggregate(values, sum),
+                        stats.signature, {"degenerate_sentences": [dict(d) for d in stats.degenerate]},
+                        sentence_output=[int(v) for v in values])
+
+
+# ---------------------------------------------------------------------------------------------------
+# Helpers
+
+
 def sorted_tokens(text: str) -> str:
     """fuzzywuzzy's `full_process(force_ascii=True)` then its tokens sorted and joined by spaces."""
     processed = _NOT_WORD.sub(" ", text.translate(_LATIN1)).lower().strip()
@@ -161,20 +220,6 @@ class LanguageModel:
 # The metric
 
 
-@dataclass(frozen=True, kw_only=True)
-class ScribendiStatistics(Statistics):
-    """One system's statistics (`gecscore.common.statistics`): per sentence, the two perplexities and the two
-    ratios (all None where the prediction equals the source; a perplexity is NaN for an empty text)."""
-
-    PER_SENTENCE: ClassVar[tuple[str, ...]] = ("source_perplexity", "prediction_perplexity", "token_sort_ratio",
-                                               "levenshtein_ratio")
-
-    source_perplexity: tuple[float | None, ...]
-    prediction_perplexity: tuple[float | None, ...]
-    token_sort_ratio: tuple[float | None, ...]
-    levenshtein_ratio: tuple[float | None, ...]
-
-
 def resolve_device(device: str | None, no_cuda: bool) -> str:
     """The device the language model runs on: the CPU with `no_cuda`, else `device` or CUDA when available."""
     if no_cuda:
@@ -182,12 +227,6 @@ def resolve_device(device: str | None, no_cuda: bool) -> str:
             raise ValueError(f"no_cuda=True asks for the CPU but device={device!r}; give one of them")
         return "cpu"
     return select_device(device)
-
-
-def check_models(options: Mapping[str, Any]) -> None:
-    """Raise now, without loading weights, the error a run with `options` would raise loading its language model."""
-    opts = SPEC.resolve(options)
-    check_loadable(opts["model"], role="the language model", alternative=LM_ALTERNATIVE)
 
 
 def _checked(values: list[float], texts: list[str], which: str, indices: list[int], name: str) -> list[float]:
@@ -220,38 +259,8 @@ def system_statistics(lm: LanguageModel, sources: list[str], predictions: list[s
     return {name: tuple(values) for name, values in fields.items()}, merge(records)
 
 
-def statistics_systems(sources: Sequence[str], systems: Mapping[str, Sequence[str]], references: Any = None, *,
-                       progress: bool = False, **options: Any) -> dict[str, ScribendiStatistics]:
-    """Every system's perplexities and ratios per changed sentence (reference-free: `references` must be None)."""
-    if references is not None:
-        raise TypeError("scribendi is reference-free; do not pass `references`")
-    opts = SPEC.resolve(options)
-    lm = LanguageModel.load(opts["model"], resolve_device(opts["device"], opts["no_cuda"]))
-    signature = make_signature("scribendi", {k: opts[k] for k in SETTINGS})
-    out = {}
-    for name, predictions in systems.items():
-        fields, degenerate = system_statistics(lm, sources, predictions, batch_size=opts["batch_size"], progress=progress)
-        out[name] = ScribendiStatistics(settings=opts, signature=signature, degenerate=tuple(degenerate), **fields)
-    return out
-
-
 def _shown(value: float | None) -> float | None:
     """A record's value: None for a NaN perplexity (an empty text)."""
     return None if value is None or math.isnan(value) else value
 
 
-def score(stats: ScribendiStatistics) -> MetricResult:
-    """Each sentence's −1/0/1 at the settings' threshold and the corpus sum."""
-    threshold = stats.settings["threshold"]
-    sentences, values = [], []
-    for fields in zip(stats.source_perplexity, stats.prediction_perplexity, stats.token_sort_ratio,
-                      stats.levenshtein_ratio):
-        value = float(sentence_score(*fields, threshold))
-        record = sentence_core(value, None, [])
-        record.update(scribendi=value, **{name: _shown(v) for name, v in zip(ScribendiStatistics.PER_SENTENCE,
-                                                                              fields)})
-        sentences.append(record)
-        values.append(value)
-    return MetricResult("scribendi", {"scribendi": float(sum(values))}, "scribendi", sentences, Aggregate(values, sum),
-                        stats.signature, {"degenerate_sentences": [dict(d) for d in stats.degenerate]},
-                        sentence_output=[int(v) for v in values])

@@ -41,6 +41,74 @@ REGRESSOR_ALTERNATIVE = ("model_g, model_f and model_m set to local copies of th
 # Pure core
 
 
+# ---------------------------------------------------------------------------------------------------
+# The entry points: the statistics, how they are gathered, and the corpus rule (helpers below)
+
+@dataclass(frozen=True, kw_only=True)
+class SOMEStatistics(Statistics):
+    """One system's statistics (`gecscore.common.statistics`): every sentence's three normalised ratings."""
+
+    PER_SENTENCE: ClassVar[tuple[str, ...]] = ("grammaticality", "fluency", "meaning")
+
+    grammaticality: tuple[float, ...]
+    fluency: tuple[float, ...]
+    meaning: tuple[float, ...]
+
+
+def check_models(options: Mapping[str, Any]) -> None:
+    """Raise now, without loading weights, the error a run with `options` would raise loading a regressor."""
+    opts = SPEC.resolve(options)
+    for aspect in ASPECTS:
+        check_loadable(opts[f"model_{aspect}"], role="the SOME regressor", alternative=REGRESSOR_ALTERNATIVE)
+
+
+def statistics_systems(sources: Sequence[str], systems: Mapping[str, Sequence[str]], references: Any = None, *,
+                       progress: bool = False, **options: Any) -> dict[str, SOMEStatistics]:
+    """Every system's three ratings per sentence (reference-free: `references` must be None)."""
+    if references is not None:
+        raise TypeError("some is reference-free; do not pass `references`")
+    opts = SPEC.resolve(options)
+    device = resolve_device(opts["device"], opts["no_cuda"])
+    regressors = Regressors({aspect: opts[f"model_{aspect}"] for aspect in ASPECTS}, device, opts["max_length"])
+    signature = make_signature("some", {k: opts[k] for k in SETTINGS})
+    out = {}
+    for name, predictions in systems.items():
+        single, pairs = regressors.lengths(sources, predictions)
+        limit = opts["max_length"]
+        degenerate = merge(
+            [flag(i, TRUNCATED, text="prediction", estimator="grammaticality and fluency", tokens=n, limit=limit)
+             for i, n in enumerate(single) if n > limit],
+            [flag(i, TRUNCATED, text="source and prediction", estimator="meaning", tokens=n, limit=limit)
+             for i, n in enumerate(pairs) if n > limit])
+        ratings = regressors.ratings(sources, predictions, batch_size=opts["batch_size"], progress=progress)
+        out[name] = SOMEStatistics(settings=opts, signature=signature, degenerate=tuple(degenerate),
+                                   **{ASPECTS[a]: tuple(values) for a, values in ratings.items()})
+    return out
+
+
+def score(stats: SOMEStatistics) -> MetricResult:
+    """Each sentence's weighted rating (clipped with robust=True) and the corpus mean."""
+    weights = {aspect: stats.settings[f"weight_{aspect}"] for aspect in ASPECTS}
+    robust = bool(stats.settings.get("robust", False))
+    sentences, values = [], []
+    for g, f, m in zip(stats.grammaticality, stats.fluency, stats.meaning):
+        if robust:
+            g, f, m = clipped(g), clipped(f), clipped(m)
+        value = weighted(g, f, m, weights)
+        value = clipped(value) if robust else value
+        record = sentence_core(value, None, [])
+        record.update(some=value, grammaticality=g, fluency=f, meaning=m)
+        sentences.append(record)
+        values.append(value)
+    return MetricResult("some", {"some": mean_in_order(values)}, "some", sentences, Aggregate(values, mean_in_order),
+                        stats.signature, {"degenerate_sentences": [dict(d) for d in stats.degenerate]},
+                        sentence_output=values)
+
+
+# ---------------------------------------------------------------------------------------------------
+# Helpers
+
+
 def normalise(rating: float) -> float:
     """A 1-4 rating min-max normalised to [0, 1] (outside it when the regressor leaves the scale)."""
     return (rating - RATING_MIN) / (RATING_MAX - RATING_MIN)
@@ -157,62 +225,3 @@ class Regressors:
 # The metric
 
 
-@dataclass(frozen=True, kw_only=True)
-class SOMEStatistics(Statistics):
-    """One system's statistics (`gecscore.common.statistics`): every sentence's three normalised ratings."""
-
-    PER_SENTENCE: ClassVar[tuple[str, ...]] = ("grammaticality", "fluency", "meaning")
-
-    grammaticality: tuple[float, ...]
-    fluency: tuple[float, ...]
-    meaning: tuple[float, ...]
-
-
-def check_models(options: Mapping[str, Any]) -> None:
-    """Raise now, without loading weights, the error a run with `options` would raise loading a regressor."""
-    opts = SPEC.resolve(options)
-    for aspect in ASPECTS:
-        check_loadable(opts[f"model_{aspect}"], role="the SOME regressor", alternative=REGRESSOR_ALTERNATIVE)
-
-
-def statistics_systems(sources: Sequence[str], systems: Mapping[str, Sequence[str]], references: Any = None, *,
-                       progress: bool = False, **options: Any) -> dict[str, SOMEStatistics]:
-    """Every system's three ratings per sentence (reference-free: `references` must be None)."""
-    if references is not None:
-        raise TypeError("some is reference-free; do not pass `references`")
-    opts = SPEC.resolve(options)
-    device = resolve_device(opts["device"], opts["no_cuda"])
-    regressors = Regressors({aspect: opts[f"model_{aspect}"] for aspect in ASPECTS}, device, opts["max_length"])
-    signature = make_signature("some", {k: opts[k] for k in SETTINGS})
-    out = {}
-    for name, predictions in systems.items():
-        single, pairs = regressors.lengths(sources, predictions)
-        limit = opts["max_length"]
-        degenerate = merge(
-            [flag(i, TRUNCATED, text="prediction", estimator="grammaticality and fluency", tokens=n, limit=limit)
-             for i, n in enumerate(single) if n > limit],
-            [flag(i, TRUNCATED, text="source and prediction", estimator="meaning", tokens=n, limit=limit)
-             for i, n in enumerate(pairs) if n > limit])
-        ratings = regressors.ratings(sources, predictions, batch_size=opts["batch_size"], progress=progress)
-        out[name] = SOMEStatistics(settings=opts, signature=signature, degenerate=tuple(degenerate),
-                                   **{ASPECTS[a]: tuple(values) for a, values in ratings.items()})
-    return out
-
-
-def score(stats: SOMEStatistics) -> MetricResult:
-    """Each sentence's weighted rating (clipped with robust=True) and the corpus mean."""
-    weights = {aspect: stats.settings[f"weight_{aspect}"] for aspect in ASPECTS}
-    robust = bool(stats.settings.get("robust", False))
-    sentences, values = [], []
-    for g, f, m in zip(stats.grammaticality, stats.fluency, stats.meaning):
-        if robust:
-            g, f, m = clipped(g), clipped(f), clipped(m)
-        value = weighted(g, f, m, weights)
-        value = clipped(value) if robust else value
-        record = sentence_core(value, None, [])
-        record.update(some=value, grammaticality=g, fluency=f, meaning=m)
-        sentences.append(record)
-        values.append(value)
-    return MetricResult("some", {"some": mean_in_order(values)}, "some", sentences, Aggregate(values, mean_in_order),
-                        stats.signature, {"degenerate_sentences": [dict(d) for d in stats.degenerate]},
-                        sentence_output=values)

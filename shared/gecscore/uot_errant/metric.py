@@ -41,6 +41,103 @@ _DEFAULTS = SPEC.defaults
 DEFAULT_MODEL: str = _DEFAULTS["model"]
 
 
+# ---------------------------------------------------------------------------------------------------
+# The entry points: the statistics, how they are gathered, and the corpus rule (helpers below)
+
+@dataclass(frozen=True, kw_only=True)
+class UOTStatistics(Statistics):
+    """One system's statistics (`gecscore.common.statistics`): per sentence, the counts per error type against
+    every reference (ERRANT edit counts, or transported mass) and the references' ids; with `return_alignments`,
+    the edits, norms, masses and transport plans."""
+
+    PER_SENTENCE: ClassVar[tuple[str, ...]] = ("typed", "ids", "alignments")
+
+    #: Per sentence and reference: {error type: counts} (insertion order is the order they are added in).
+    typed: tuple[tuple[Mapping[str, Counts], ...], ...]
+    #: Per sentence and reference: its position; with convention 'errant_compare', (hypothesis coder, reference
+    #: coder) of each pair ERRANT's scorer compares.
+    ids: tuple[tuple[Any, ...], ...]
+    alignments: tuple[Mapping[str, Any], ...] | None = None
+
+
+def check_models(options: Mapping[str, Any]) -> None:
+    """Raise now, without loading weights, the error a run with `options` would raise loading its encoder."""
+    opts = SPEC.resolve(options)
+    if opts["variant"] == "uot":
+        check_loadable(opts["model"])
+
+
+def statistics_systems(sources: Sequence[str], systems: Mapping[str, Sequence[str]], references: Sequence[Any], *,
+                       progress: bool = False, **options: Any) -> dict[str, UOTStatistics]:
+    """Every system's statistics against shared references (every text embedded once); `score` turns each into
+    its result."""
+    opts = SPEC.resolve(options)
+    config = UOTConfig(**{k: v for k, v in opts.items() if k in SPEC.names("setting")})
+    if opts["hyp_m2"] is not None or opts["ref_m2"] is not None:
+        if config.convention != "errant_compare":
+            raise ValueError("`hyp_m2`/`ref_m2` score M2 files as errant_compare does: pass "
+                             "convention='errant_compare'")
+        scored = compare.score_m2(opts["hyp_m2"], opts["ref_m2"], config.compare_settings)
+        return {name: _compare_statistics(scored, opts, config.signature()) for name in systems}
+    if config.language != "en":
+        raise ValueError(f"language={config.language!r} scores ChERRANT char-level M2 files: pass `hyp_m2` and "
+                         "`ref_m2` (Chinese edit extraction from text is not built yet)")
+    scorer = UOTErrant(config, progress=progress, warn=False, max_tokens=opts["max_tokens"], from_input_layer=True)
+    if config.variant == "errant" and config.convention == "errant_compare":
+        edits = scorer.edits(sources, systems, references)
+        return {name: _compare_statistics(compare.score_sentences(edits.sources, edits.hyps[name], edits.refs,
+                                                                  edits.hyp_edits[name], edits.ref_edits,
+                                                                  config.compare_settings), opts,
+                                     config.signature())
+                for name in systems}
+    results = scorer.score_systems(sources, systems, references)
+    return {name: UOTStatistics(
+        settings=opts, signature=config.signature(), degenerate=tuple(result.degenerate),
+        typed=tuple(tuple(s.per_ref_types) for s in result.sentences),
+        ids=tuple(tuple(range(len(s.per_ref))) for s in result.sentences),
+        alignments=tuple(result.alignment(i) for i in range(len(result.sentences)))
+        if opts["return_alignments"] else None) for name, result in results.items()}
+
+
+def score(stats: UOTStatistics) -> MetricResult:
+    """The result of one system's statistics: each sentence's best reference and its P/R/F, the greedy corpus
+    choice of references and the corpus P/R/F (`FScore.aggregate`), the per-type table of the corpus choice, and
+    the corpus rule as a resamplable statistic (`errant_greedy`)."""
+    opts = stats.settings
+    config = UOTConfig(**{k: v for k, v in opts.items() if k in SPEC.names("setting")})
+    compared = config.variant == "errant" and config.convention == "errant_compare"
+    rule, f_name = config.compare_settings.rule if compared else config.rule, config.f_name
+    per_ref = [[total(types.values()) for types in refs] for refs in stats.typed]
+    agg = rule.aggregate(per_ref)
+    sentences = []
+    for i, (refs, k, corpus_k) in enumerate(zip(per_ref, agg.sentence_refs, agg.corpus_refs)):
+        p, r, f = rule.prf(refs[k])
+        record = {**sentence_core(f, k, [c.as_dict() for c in refs]), "precision": p, "recall": r, f_name: f,
+                  "tp": refs[k].tp, "fp": refs[k].fp, "fn": refs[k].fn}
+        if compared:
+            ids = stats.ids[i]
+            record.update(chosen_ref=ids[k][1], corpus_ref=ids[corpus_k][1], coders=[list(pair) for pair in ids])
+        else:
+            record["chosen_ref"] = k
+        record.update(per_ref=[[c.tp, c.fp, c.fn] for c in refs], types=as_lists(stats.typed[i][k]),
+                      per_ref_types=[as_lists(types) for types in stats.typed[i]])
+        sentences.append(record)
+    p, r, f = rule.prf(agg.corpus)
+    scores = {"precision": p, "recall": r, f_name: f, "tp": agg.corpus.tp, "fp": agg.corpus.fp, "fn": agg.corpus.fn}
+    details: dict[str, Any] = {"degenerate_sentences": [dict(d) for d in stats.degenerate]}
+    if stats.alignments is not None:
+        details["alignments"] = [{**a, "chosen_ref": k} for a, k in zip(stats.alignments, agg.sentence_refs)]
+    if opts["return_types"]:
+        chosen = [refs[k] for refs, k in zip(stats.typed, agg.corpus_refs)]
+        details["types"] = type_table(corpus_types(chosen), opts["return_types"], rule, f_name)
+    return MetricResult("uot_errant", scores, f_name, sentences, errant_greedy(per_ref, rule), stats.signature,
+                        details)
+
+
+# ---------------------------------------------------------------------------------------------------
+# Helpers
+
+
 class DegenerateTransportWarning(DegenerateOutputWarning):
     """Some transports hit POT's numerical failure modes; their scores follow the reference but are not sound.
 
@@ -213,102 +310,12 @@ def edit_row(e: Edit) -> list[Any]:
     return [e.o_start, e.o_end, e.o_str, e.c_str, e.type]
 
 
-@dataclass(frozen=True, kw_only=True)
-class UOTStatistics(Statistics):
-    """One system's statistics (`gecscore.common.statistics`): per sentence, the counts per error type against
-    every reference (ERRANT edit counts, or transported mass) and the references' ids; with `return_alignments`,
-    the edits, norms, masses and transport plans."""
-
-    PER_SENTENCE: ClassVar[tuple[str, ...]] = ("typed", "ids", "alignments")
-
-    #: Per sentence and reference: {error type: counts} (insertion order is the order they are added in).
-    typed: tuple[tuple[Mapping[str, Counts], ...], ...]
-    #: Per sentence and reference: its position; with convention 'errant_compare', (hypothesis coder, reference
-    #: coder) of each pair ERRANT's scorer compares.
-    ids: tuple[tuple[Any, ...], ...]
-    alignments: tuple[Mapping[str, Any], ...] | None = None
-
-
-def check_models(options: Mapping[str, Any]) -> None:
-    """Raise now, without loading weights, the error a run with `options` would raise loading its encoder."""
-    opts = SPEC.resolve(options)
-    if opts["variant"] == "uot":
-        check_loadable(opts["model"])
-
-
-def statistics_systems(sources: Sequence[str], systems: Mapping[str, Sequence[str]], references: Sequence[Any], *,
-                       progress: bool = False, **options: Any) -> dict[str, UOTStatistics]:
-    """Every system's statistics against shared references (every text embedded once); `score` turns each into
-    its result."""
-    opts = SPEC.resolve(options)
-    config = UOTConfig(**{k: v for k, v in opts.items() if k in SPEC.names("setting")})
-    if opts["hyp_m2"] is not None or opts["ref_m2"] is not None:
-        if config.convention != "errant_compare":
-            raise ValueError("`hyp_m2`/`ref_m2` score M2 files as errant_compare does: pass "
-                             "convention='errant_compare'")
-        scored = compare.score_m2(opts["hyp_m2"], opts["ref_m2"], config.compare_settings)
-        return {name: _compare_statistics(scored, opts, config.signature()) for name in systems}
-    if config.language != "en":
-        raise ValueError(f"language={config.language!r} scores ChERRANT char-level M2 files: pass `hyp_m2` and "
-                         "`ref_m2` (Chinese edit extraction from text is not built yet)")
-    scorer = UOTErrant(config, progress=progress, warn=False, max_tokens=opts["max_tokens"], from_input_layer=True)
-    if config.variant == "errant" and config.convention == "errant_compare":
-        edits = scorer.edits(sources, systems, references)
-        return {name: _compare_statistics(compare.score_sentences(edits.sources, edits.hyps[name], edits.refs,
-                                                                  edits.hyp_edits[name], edits.ref_edits,
-                                                                  config.compare_settings), opts,
-                                     config.signature())
-                for name in systems}
-    results = scorer.score_systems(sources, systems, references)
-    return {name: UOTStatistics(
-        settings=opts, signature=config.signature(), degenerate=tuple(result.degenerate),
-        typed=tuple(tuple(s.per_ref_types) for s in result.sentences),
-        ids=tuple(tuple(range(len(s.per_ref))) for s in result.sentences),
-        alignments=tuple(result.alignment(i) for i in range(len(result.sentences)))
-        if opts["return_alignments"] else None) for name, result in results.items()}
-
-
 def _compare_statistics(scored: CompareResult, opts: Mapping[str, Any], signature: str) -> UOTStatistics:
     skipped = tuple(flag(i, NOT_ANNOTATABLE, note="ChERRANT skips it: it adds no TP, FP or FN")
                     for i in scored.skipped)
     return UOTStatistics(settings=opts, signature=signature, degenerate=skipped,
                          typed=tuple(tuple(c.types for c in cands) for cands in scored.sentences),
                          ids=tuple(tuple((c.hyp_coder, c.ref_coder) for c in cands) for cands in scored.sentences))
-
-
-def score(stats: UOTStatistics) -> MetricResult:
-    """The result of one system's statistics: each sentence's best reference and its P/R/F, the greedy corpus
-    choice of references and the corpus P/R/F (`FScore.aggregate`), the per-type table of the corpus choice, and
-    the corpus rule as a resamplable statistic (`errant_greedy`)."""
-    opts = stats.settings
-    config = UOTConfig(**{k: v for k, v in opts.items() if k in SPEC.names("setting")})
-    compared = config.variant == "errant" and config.convention == "errant_compare"
-    rule, f_name = config.compare_settings.rule if compared else config.rule, config.f_name
-    per_ref = [[total(types.values()) for types in refs] for refs in stats.typed]
-    agg = rule.aggregate(per_ref)
-    sentences = []
-    for i, (refs, k, corpus_k) in enumerate(zip(per_ref, agg.sentence_refs, agg.corpus_refs)):
-        p, r, f = rule.prf(refs[k])
-        record = {**sentence_core(f, k, [c.as_dict() for c in refs]), "precision": p, "recall": r, f_name: f,
-                  "tp": refs[k].tp, "fp": refs[k].fp, "fn": refs[k].fn}
-        if compared:
-            ids = stats.ids[i]
-            record.update(chosen_ref=ids[k][1], corpus_ref=ids[corpus_k][1], coders=[list(pair) for pair in ids])
-        else:
-            record["chosen_ref"] = k
-        record.update(per_ref=[[c.tp, c.fp, c.fn] for c in refs], types=as_lists(stats.typed[i][k]),
-                      per_ref_types=[as_lists(types) for types in stats.typed[i]])
-        sentences.append(record)
-    p, r, f = rule.prf(agg.corpus)
-    scores = {"precision": p, "recall": r, f_name: f, "tp": agg.corpus.tp, "fp": agg.corpus.fp, "fn": agg.corpus.fn}
-    details: dict[str, Any] = {"degenerate_sentences": [dict(d) for d in stats.degenerate]}
-    if stats.alignments is not None:
-        details["alignments"] = [{**a, "chosen_ref": k} for a, k in zip(stats.alignments, agg.sentence_refs)]
-    if opts["return_types"]:
-        chosen = [refs[k] for refs, k in zip(stats.typed, agg.corpus_refs)]
-        details["types"] = type_table(corpus_types(chosen), opts["return_types"], rule, f_name)
-    return MetricResult("uot_errant", scores, f_name, sentences, errant_greedy(per_ref, rule), stats.signature,
-                        details)
 
 
 class UOTErrant:
