@@ -7,9 +7,10 @@ systems' outputs: this script scores the 12 base systems under both rule sets (`
 original GoToScorer's `rules='gts'`, tests/test_gotoscorer_gts.py), without weights and with weights estimated
 from the 12 base systems or from all 15 SEEDA outputs (the base systems, INPUT, REF-F and GPT-3.5), against each
 of the two official references (`ref_id` 0 and 1), and prints Pearson's r and Spearman's ρ beside the printed
-values.
+values. With `--gts`, a checkout of gotutiyan/GTS, it also runs GTS itself on ERRANT 2.3.3's M2 files of the same
+texts (`legacy_errant`, the ERRANT version of the paper's other rows): the last rows of the table.
 
-    python benchmarks/meta_eval/gotoscorer_gts.py --data ../shared/data --out benchmarks/meta_eval/gotoscorer_gts.md
+    python benchmarks/meta_eval/gotoscorer_gts.py --data ../shared/data [--gts path/to/GTS]
 """
 
 from __future__ import annotations
@@ -28,9 +29,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", default=str(HERE.parents[1].parent / "shared" / "data"))
     parser.add_argument("--out", type=Path, default=HERE / "gotoscorer_gts.md")
+    parser.add_argument("--gts", type=Path, help="a checkout of github.com/gotutiyan/GTS (adds the ERRANT 2.3.3 rows)")
     args = parser.parse_args()
-    from scipy.stats import pearsonr, spearmanr
-
     from evaluator import Evaluator
     from published import rows
 
@@ -51,24 +51,65 @@ def main() -> None:
                         results = registry.run_systems(
                             "gotoscorer", data.sources, {s: data.hypotheses[s] for s in pools[pool_name]},
                             data.references, rules=rules, weights=weights, ref_id=ref_id)
-                    cells = []
-                    for row in targets:
-                        human = data.human[row.human]
-                        metric, people = [results[s].score for s in base], [human[s] for s in base]
-                        cells += [pearsonr(metric, people)[0], spearmanr(metric, people)[0]]
+                    cells = correlations({s: results[s].score for s in base}, data, targets, base)
                     printed = [v for row in targets for v in row.published]
                     shown = [f"**{v:.3f}**" if round(v, 3) == p else f"{v:.3f}" for v, p in zip(cells, printed)]
                     pool = pool_name if weights == "systems" else "—"
                     lines.append(f"| {rules} | {weights} | {pool} | {ref_id} | " + " | ".join(shown) + " |")
                     print(lines[-1], flush=True)
+    if args.gts:
+        lines += legacy_rows(args.gts, data, targets, base, pools)
     printed = " | ".join(f"{v:.3f}" for row in targets for v in row.published)
     table = "\n".join(["| rules | weights | weights from | ref_id | SEEDA-S r | SEEDA-S ρ | SEEDA-E r | SEEDA-E ρ |",
                        "|---|---|---|---|---|---|---|---|", f"| printed | | | | {printed} |", *lines])
-    text = (f"# GoToScorer in CLEME2.0 Table 2: an exploration\n\n{__doc__.split(chr(10) * 2, 1)[1].split('    python')[0]}"
-            f"Command:\n\n```\n.venv/bin/python benchmarks/meta_eval/gotoscorer_gts.py --data ../shared/data\n```\n\n"
+    about = __doc__.split("\n\n", 1)[1].split("    python")[0]
+    command = ".venv/bin/python benchmarks/meta_eval/gotoscorer_gts.py --data ../shared/data" + (
+        " --gts path/to/GTS" if args.gts else "")
+    text = (f"# GoToScorer in CLEME2.0 Table 2: an exploration\n\n{about}Command:\n\n```\n{command}\n```\n\n"
             f"{table}\n\nBold: equal to the printed value at its three decimals. The whole run took "
             f"{time.time() - started:.0f} s.\n")
     args.out.write_text(text, encoding="utf-8")
+
+
+def correlations(scores: dict[str, float], data, targets, base) -> list[float]:
+    """(r, ρ) of each target row's human scores on the base systems."""
+    from scipy.stats import pearsonr, spearmanr
+
+    out = []
+    for row in targets:
+        metric, people = [scores[s] for s in base], [data.human[row.human][s] for s in base]
+        out += [pearsonr(metric, people)[0], spearmanr(metric, people)[0]]
+    return out
+
+
+def legacy_rows(gts: Path, data, targets, base, pools) -> list[str]:
+    """GTS itself (its defaults a = 1, b = 0, c = 0) on ERRANT 2.3.3's M2 of the references and of each pool."""
+    import tempfile
+
+    import legacy_errant
+
+    sys.path.insert(0, str(gts))
+    import gotoscorer
+    from scripts import alignmenter, chunker
+
+    cache = Path(tempfile.mkdtemp(prefix="gts-legacy-"))
+    references = [[refs[k] for refs in data.references] for k in range(2)]
+    ref_m2 = legacy_errant.extract_m2(data.sources, references, cache)
+    printed = [v for row in targets for v in row.published]
+    lines = []
+    for pool_name, pool in pools.items():
+        hyp_m2 = legacy_errant.extract_m2(data.sources, [data.hypotheses[s] for s in pool], cache)
+        for ref_id in (0, 1):
+            gold = chunker.generate_chunk_from_m2(str(ref_m2), annotator_id=ref_id)
+            judged = gotoscorer.calculate_weight(alignmenter.evaluate(gold, chunker.generate_system_chunks(
+                str(hyp_m2))), 1.0, 0.0, 0.0)
+            scores = gotoscorer.calculate_system_score(judged, len(pool), no_weight=False)
+            cells = correlations({s: score.F05 for s, score in zip(pool, scores)}, data, targets, base)
+            shown = [f"**{v:.3f}**" if round(v, 3) == p else f"{v:.3f}" for v, p in zip(cells, printed)]
+            lines.append(f"| GTS itself, ERRANT 2.3.3 M2 | systems | {pool_name} | {ref_id} | " + " | ".join(shown)
+                         + " |")
+            print(lines[-1], flush=True)
+    return lines
 
 
 if __name__ == "__main__":

@@ -358,10 +358,10 @@ CAUSES = {
         "(benchmarks/meta_eval/gotoscorer_gts.md) finds the original GoToScorer (`rules='gts'`, equal to "
         "gotutiyan/GTS on SEEDA, tests/test_gotoscorer_gts.py) with difficulty weights from all 15 SEEDA outputs, "
         "against the second official reference (`ref_id=1`): both printed ρ equal (.881, .937) and both r within "
-        ".02 (.919 and .884 against .929 and .901); gec-metrics' weights reach neither ρ. Found after scoring, so "
-        "it does not count.",
-        "the paper's GoToScorer settings: the reference, the systems behind the weights and the ERRANT version of "
-        "its M2 files (its other SEEDA rows used ERRANT 2.3.3, which may close the r gap).",
+        ".02 (.919 and .884 against .929 and .901); gec-metrics' weights reach neither ρ, and GTS itself on ERRANT "
+        "2.3.3's M2 files does not close the r gap (.916, .883). Found after scoring, so it does not count.",
+        "the paper's GoToScorer settings and inputs: the reference, the systems behind the weights and the M2 files "
+        "it scored.",
     ),
     "empty-prediction": Cause(
         "UOT-ERRANT's CLEME row: an empty prediction scored as its source",
