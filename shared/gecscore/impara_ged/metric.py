@@ -80,9 +80,7 @@ def check_models(options: Mapping[str, Any]) -> None:
 
 def statistics_systems(sources: Sequence[str], systems: Mapping[str, Sequence[str]], references: Any = None, *,
                        progress: bool = False, **options: Any) -> dict[str, ImparaStatistics]:
-    """Every system's sentence scores (reference-free: `references` must be None)."""
-    if references is not None:
-        raise TypeError("impara_ged is reference-free; do not pass `references`")
+    """Every system's sentence scores (reference-free: the registry refuses references before this runs)."""
     opts = SPEC.resolve(options)
     settings = {k: opts[k] for k in SPEC.names("setting") if k != "model"}
     estimator = Impara(opts["model"], **settings, from_input_layer=True)

@@ -65,10 +65,8 @@ def check_models(options: Mapping[str, Any]) -> None:
 
 def statistics_systems(sources: Sequence[str], systems: Mapping[str, Sequence[str]], references: Any = None, *,
                        progress: bool = False, **options: Any) -> dict[str, JudgeStatistics]:
-    """Every system's sentence judgements (reference-free: `references` must be None). The systems of one call
-    are judged together: a source's prompt lists their distinct corrections."""
-    if references is not None:
-        raise TypeError("llm_kobayashi24 is reference-free; do not pass `references`")
+    """Every system's sentence judgements (reference-free: the registry refuses references before this runs).
+    The systems of one call are judged together: a source's prompt lists their distinct corrections."""
     opts = SPEC.resolve(options)
     check_decoding(opts)
     sources = check_texts("sources", sources)

@@ -72,9 +72,8 @@ def check_models(options: Mapping[str, Any]) -> None:
 
 def statistics_systems(sources: Sequence[str], systems: Mapping[str, Sequence[str]], references: Any = None, *,
                        progress: bool = False, **options: Any) -> dict[str, ScribendiStatistics]:
-    """Every system's perplexities and ratios per changed sentence (reference-free: `references` must be None)."""
-    if references is not None:
-        raise TypeError("scribendi is reference-free; do not pass `references`")
+    """Every system's perplexities and ratios per changed sentence (reference-free: the registry refuses
+    references before this runs)."""
     opts = SPEC.resolve(options)
     lm = LanguageModel.load(opts["model"], resolve_device(opts["device"], opts["no_cuda"]))
     signature = make_signature("scribendi", {k: opts[k] for k in SETTINGS})

@@ -64,9 +64,7 @@ def check_models(options: Mapping[str, Any]) -> None:
 
 def statistics_systems(sources: Sequence[str], systems: Mapping[str, Sequence[str]], references: Any = None, *,
                        progress: bool = False, **options: Any) -> dict[str, SOMEStatistics]:
-    """Every system's three ratings per sentence (reference-free: `references` must be None)."""
-    if references is not None:
-        raise TypeError("some is reference-free; do not pass `references`")
+    """Every system's three ratings per sentence (reference-free: the registry refuses references before this runs)."""
     opts = SPEC.resolve(options)
     device = resolve_device(opts["device"], opts["no_cuda"])
     regressors = Regressors({aspect: opts[f"model_{aspect}"] for aspect in ASPECTS}, device, opts["max_length"])
