@@ -36,10 +36,13 @@ METRICS: dict[str, tuple[str, dict[str, Any]]] = {
 def sample(data: Path) -> tuple[list[str], list[str], list[list[str]]]:
     """Two SEEDA sentences, one system, two references (the read path does not depend on size)."""
     subset = data / "SEEDA" / "outputs" / "subset"
-    lines = lambda p: p.read_text(encoding="utf-8").splitlines()[:2]  # noqa: E731
-    refs = [lines(data / "SEEDA" / "derived" / f"REF{i}.txt") for i in (0, 1)]
+
+    def first_two(path: Path) -> list[str]:
+        return path.read_text(encoding="utf-8").splitlines()[:2]
+
+    refs = [first_two(data / "SEEDA" / "derived" / f"REF{i}.txt") for i in (0, 1)]
     system = sorted(p for p in subset.glob("*.txt") if p.stem != "INPUT")[0]
-    return lines(subset / "INPUT.txt"), lines(system), [list(pair) for pair in zip(*refs)]
+    return first_two(subset / "INPUT.txt"), first_two(system), [list(pair) for pair in zip(*refs)]
 
 
 def traced_files(name: str, options: dict[str, Any], data: Path) -> set[Path]:

@@ -158,7 +158,7 @@ def legacy_reference_m2(ev: Evaluator, row: Row) -> Path:
     if len(counts) != 1:
         raise ValueError(f"{row.references}: every sentence needs the same number of references for errant_parallel")
     reference_major = [[refs[k] for refs in data.references] for k in range(counts.pop())]
-    path = legacy_errant.extract_m2(data.sources, reference_major, _legacy_cache_dir(ev))
+    path = legacy_errant.extract_m2(data.sources, reference_major, legacy_cache_dir(ev))
     if not row.exclude_unchanged:
         return path
     changed = path.with_suffix(".changed.m2")
@@ -171,10 +171,10 @@ def legacy_reference_m2(ev: Evaluator, row: Row) -> Path:
 
 def legacy_system_m2(ev: Evaluator, system: str, data) -> Path:
     """ERRANT 2.3.3's M2 of one system's output in `data` (one annotator), kept beside the score cache."""
-    return legacy_errant.extract_m2(data.sources, [data.hypotheses[system]], _legacy_cache_dir(ev))
+    return legacy_errant.extract_m2(data.sources, [data.hypotheses[system]], legacy_cache_dir(ev))
 
 
-def _legacy_cache_dir(ev: Evaluator) -> Path:
+def legacy_cache_dir(ev: Evaluator) -> Path:
     from gecscore.meta_eval import default_cache_dir
 
     return (ev.cache.directory if ev.cache is not None else default_cache_dir()) / "legacy-errant"

@@ -37,7 +37,8 @@ def main() -> None:
     from gecscore import registry
 
     targets = [r for r in rows() if r.metric == "gotoscorer"]
-    data = Evaluator(args.data, None).dataset(targets[0])
+    ev = Evaluator(args.data, None)
+    data = ev.dataset(targets[0])
     base = list(data.system_set(targets[0].system_set))
     pools = {"12 base systems": base, "all 15 outputs": list(data.hypotheses)}
     lines = []
@@ -58,7 +59,7 @@ def main() -> None:
                     lines.append(f"| {rules} | {weights} | {pool} | {ref_id} | " + " | ".join(shown) + " |")
                     print(lines[-1], flush=True)
     if args.gts:
-        lines += legacy_rows(args.gts, data, targets, base, pools)
+        lines += legacy_rows(args.gts, ev, data, targets, base, pools)
     printed = " | ".join(f"{v:.3f}" for row in targets for v in row.published)
     table = "\n".join(["| rules | weights | weights from | ref_id | SEEDA-S r | SEEDA-S ρ | SEEDA-E r | SEEDA-E ρ |",
                        "|---|---|---|---|---|---|---|---|", f"| printed | | | | {printed} |", *lines])
@@ -82,23 +83,21 @@ def correlations(scores: dict[str, float], data, targets, base) -> list[float]:
     return out
 
 
-def legacy_rows(gts: Path, data, targets, base, pools) -> list[str]:
-    """GTS itself (its defaults a = 1, b = 0, c = 0) on ERRANT 2.3.3's M2 of the references and of each pool."""
-    import tempfile
-
+def legacy_rows(gts: Path, ev, data, targets, base, pools) -> list[str]:
+    """GTS itself (its defaults a = 1, b = 0, c = 0) on ERRANT 2.3.3's M2 of the references and of each pool (the
+    meta-evaluation's ERRANT 2.3.3 files, made once and kept in its cache)."""
     import legacy_errant
+    from external import legacy_cache_dir, legacy_reference_m2
 
     sys.path.insert(0, str(gts))
     import gotoscorer
     from scripts import alignmenter, chunker
 
-    cache = Path(tempfile.mkdtemp(prefix="gts-legacy-"))
-    references = [[refs[k] for refs in data.references] for k in range(2)]
-    ref_m2 = legacy_errant.extract_m2(data.sources, references, cache)
+    ref_m2 = legacy_reference_m2(ev, targets[0])
     printed = [v for row in targets for v in row.published]
     lines = []
     for pool_name, pool in pools.items():
-        hyp_m2 = legacy_errant.extract_m2(data.sources, [data.hypotheses[s] for s in pool], cache)
+        hyp_m2 = legacy_errant.extract_m2(data.sources, [data.hypotheses[s] for s in pool], legacy_cache_dir(ev))
         for ref_id in (0, 1):
             gold = chunker.generate_chunk_from_m2(str(ref_m2), annotator_id=ref_id)
             judged = gotoscorer.calculate_weight(alignmenter.evaluate(gold, chunker.generate_system_chunks(
