@@ -13,7 +13,7 @@ import pytest
 from cli_cases import leaderboard_with_a_baseline
 from gecscore import registry, sharding
 from gecscore.cli import main
-from gecscore.gleu import DrawnGLEU, gleu, gleu_rows, reference_draws, sentence_counts
+from gecscore.gleu import DrawnGLEU, gleu, gleu_rows, metric, reference_draws, sentence_counts
 from gecscore.common.bootstrap import confidence_interval, paired_approximate_randomization
 
 GOLDEN = json.loads((Path(__file__).parent / "golden_gleu" / "gleu_golden.json").read_text(encoding="utf-8"))
@@ -76,6 +76,17 @@ def test_the_draws_are_pythons_random_as_the_script_calls_it(counts, step):
         expected.append([random.randint(0, count - 1) for count in counts])
     assert draws.tolist() == expected
     assert not draws.flags.writeable
+
+
+@pytest.mark.parametrize("count", [1, 2, 3, 5])
+def test_bulk_draws_that_keep_too_few_are_drawn_again(count):
+    # One output per iteration at first: almost every iteration keeps too few and is drawn again, doubled.
+    draws = metric._uniform_draws(count, 40, 30, 101, words=1)
+    expected = []
+    for j in range(30):
+        random.seed(j * 101)
+        expected.append([random.randint(0, count - 1) for _ in range(40)])
+    assert draws.tolist() == expected
 
 
 def test_sentence_statistics_by_hand():

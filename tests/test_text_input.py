@@ -1,8 +1,10 @@
 """One way of reading sentences from text for the CLI and the Spaces: BOM, line ends, blank lines, control characters."""
 
 import pytest
+from hypothesis import example, given, settings, strategies as st
 
 from gecscore.cli import main
+from gecscore.common import inputs
 from gecscore.common.inputs import control_character, decode_utf8, split_lines
 from gecscore.spaces.inputs import InputError, read_upload, split_lines as spaces_split_lines
 
@@ -58,3 +60,48 @@ def test_cli_and_spaces_name_line_and_column_of_a_control_character(files, capsy
     assert read_upload("Hypothesis file", src) == "He go to school .\n"
     src.write_bytes(b"\xef\xbb\xbfS He go .\n")
     assert read_upload("Gold M2", src).startswith("S He go")  # no BOM in front of an M2 file's first line
+
+
+# The input layer searches all texts of an argument at once; these hold it to the per-text rules it replaces.
+_PIECES = [*"abZQé1'-,.;:!?", " ", "  ", "\t", "\n", "\xa0", "\u3000", "\x00", "\x1b", "\u200b", "e\u0301", "中文字"]
+_TEXT = st.lists(st.lists(st.sampled_from(_PIECES), max_size=14).map("".join), max_size=6)
+
+
+@settings(max_examples=300, deadline=None)
+@given(texts=_TEXT)
+@example(["Za. then", "he said Ab, x", "x ab.", "ab.c d", "a, b", "end.", "Ends. x"])
+def test_glued_tokens_are_found_in_the_texts_the_pattern_finds_them_in(texts):
+    assert inputs._glued_texts(texts) == [i for i, text in enumerate(texts) if inputs._GLUED_TOKEN.search(text)]
+
+
+@settings(max_examples=300, deadline=None)
+@given(texts=_TEXT, max_tokens=st.sampled_from([None, 2, 5]), normalize=st.booleans())
+def test_checking_all_texts_at_once_refuses_and_reports_what_one_by_one_would(texts, max_tokens, normalize):
+    def one_by_one():
+        out, found = [], []
+        for i, text in enumerate(texts):
+            if control_character(text) is not None:
+                return ValueError, f"`t[{i}]` has control character"
+            if max_tokens is not None and len(text.split()) > max_tokens:
+                return ValueError, f"`t[{i}]` has {len(text.split())} tokens"
+            problem = inputs.hygiene_problem(text)
+            if problem is not None:
+                found.append(f"`t[{i}]` column {problem[0]}: {problem[1]}")
+            out.append(inputs.normalize_text(text) if problem is not None and normalize else text)
+        return out, found
+
+    expected = one_by_one()
+    found: list[str] = []
+    try:
+        result = inputs.check_clean("t", texts, normalize=normalize, max_tokens=max_tokens, found=found)
+    except ValueError as error:
+        assert expected[0] is ValueError and str(error).startswith(expected[1])
+    else:
+        assert (result, found) == expected
+
+
+@settings(max_examples=200, deadline=None)
+@given(texts=st.lists(st.text(st.sampled_from(["中", "文", " ", "\n", "a", "字"]), max_size=20), max_size=5))
+def test_unsegmented_chinese_is_found_in_the_first_text_that_has_it(texts):
+    first = next((i for i, text in enumerate(texts) if inputs._UNSEGMENTED.search(text)), None)
+    assert (inputs._texts_matching(inputs._UNSEGMENTED, texts) or [None])[0] == first

@@ -27,7 +27,9 @@ line and column, because no metric can say what they mean.
 
 from __future__ import annotations
 
+import bisect
 import difflib
+import itertools
 import re
 import unicodedata
 from dataclasses import dataclass, field
@@ -148,7 +150,7 @@ class UntokenisedTextWarning(UserWarning):
 
 def untokenised(name: str, values: Sequence[str], *, max_share: float = 0.1) -> str | None:
     """What `check_tokenised` finds, as text naming the argument and the first sentence (None: looks tokenised)."""
-    flagged = [i for i, text in enumerate(values) if _GLUED_TOKEN.search(text)]
+    flagged = _glued_texts(values)
     if not flagged:
         return None
     non_empty = sum(1 for text in values if text.strip())
@@ -158,6 +160,33 @@ def untokenised(name: str, values: Sequence[str], *, max_share: float = 0.1) -> 
         return (f"`{name}[{i}]` does not look whitespace-tokenised (token {token!r}; {len(flagged)} of {non_empty} "
                 "sentences have punctuation glued to words)")
     return None
+
+
+def _texts_matching(pattern: re.Pattern[str], texts: Sequence[str]) -> list[int]:
+    """The indices of the texts in which `pattern` matches, in one search over the texts joined by line breaks
+    (for a pattern that matches no white space, so no match crosses two texts)."""
+    ends = list(itertools.accumulate(len(text) + 1 for text in texts))
+    return sorted({bisect.bisect_right(ends, match.start()) for match in pattern.finditer("\n".join(texts))})
+
+
+#: `_GLUED_TOKEN` read backwards, up to its checks at the ends (`_glued_texts`): a search that starts with one set
+#: of characters is a fast scan for them in the regular-expression engine (about four times faster).
+_GLUED_BACKWARDS = re.compile(r"[,;:!?.][A-Za-z]{2,}(?!\S)")
+
+
+def _glued_texts(texts: Sequence[str]) -> list[int]:
+    """The indices of the texts that hold a `_GLUED_TOKEN`, in one search over all of them joined and reversed: a
+    hit is punctuation then letters up to white space or the start of the text; it is the whole token when white
+    space or the end of the text follows the punctuation, and a period wants lowercase letters."""
+    backwards = "\n".join(texts)[::-1]
+    ends = list(itertools.accumulate(len(text) + 1 for text in texts))
+    found = set()
+    for match in _GLUED_BACKWARDS.finditer(backwards):
+        start, token = match.start(), match.group()
+        if (start and not backwards[start - 1].isspace()) or (token[0] == "." and not token[1:].islower()):
+            continue
+        found.add(bisect.bisect_right(ends, len(backwards) - 1 - start))
+    return sorted(found)
 
 
 def check_tokenised(name: str, values: Sequence[str], *, max_share: float = 0.1) -> None:
@@ -211,6 +240,10 @@ def _where(name: str, i: int) -> str:
 def check_clean(name: str, texts: Sequence[str], *, normalize: bool, max_tokens: int | None,
                 found: list[str]) -> list[str]:
     """`texts` checked (control characters, length), normalised when asked; hygiene findings go to `found`."""
+    joined = "\t".join(texts)  # the tab is allowed, so one search over all texts finds what one per text finds
+    if joined.isascii() and _CONTROL.search(joined) is None and (
+            max_tokens is None or max(map(len, texts), default=0) <= max_tokens):
+        return list(texts)  # nothing to refuse, report or normalise: the common case, without a loop per text
     out = []
     for i, text in enumerate(texts):
         problem = control_character(text)
@@ -405,11 +438,11 @@ def warn_untokenised(named: Sequence[tuple[str, Sequence[str]]]) -> None:
 
 def _check_segmented(sources: Sequence[str]) -> None:
     """Refuse unsegmented Chinese where words are read (a whole sentence would be one token)."""
-    for i, text in enumerate(sources):
-        if _UNSEGMENTED.search(text):
-            raise ValueError(f"`sources[{i}]` is Chinese not segmented into words, so each sentence would be one "
-                             "token; pass language='zh' (every character a token) where the metric has it, or "
-                             "split the text into words")
+    unsegmented = _texts_matching(_UNSEGMENTED, sources)
+    if unsegmented:
+        raise ValueError(f"`sources[{unsegmented[0]}]` is Chinese not segmented into words, so each sentence would "
+                         "be one token; pass language='zh' (every character a token) where the metric has it, or "
+                         "split the text into words")
 
 
 #: spaCy's tokenizer rules per language, loaded once (`spacy.blank`: no model, nothing downloaded).

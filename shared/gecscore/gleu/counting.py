@@ -33,11 +33,12 @@ def ngram_counts(tokens: Sequence[str], k: int) -> Counter[tuple[str, ...]]:
 
 
 def run_counts(sources: Sequence[str], systems: Mapping[str, Sequence[str]], references: Sequence[Sequence[str]],
-               *, order: int, tokens: Callable[[str], Sequence[str]], length: Callable[[str], int],
+               *, order: int, tokens: Callable[[str], Sequence[str]], shortest: int,
                floor: bool, reformulated: bool) -> dict[str, tuple[np.ndarray, ...]]:
     """Per system, per sentence, the `(references, 2 + 2 × order)` statistics: hypothesis length, reference length,
-    then per order the numerator and the hypothesis k-gram count. `tokens` and `length` read a text as the variant
-    does; `floor` floors each sentence's numerator at 0; `reformulated` picks the gec-metrics rule."""
+    then per order the numerator and the hypothesis k-gram count. `tokens` reads a text as the variant does (each
+    text split once); a text's length is its token count, at least `shortest`; `floor` floors each sentence's
+    numerator at 0; `reformulated` picks the gec-metrics rule."""
     n = len(sources)
     ref_counts = np.asarray([len(group) for group in references], dtype=np.int64)
     ref_start = n + np.concatenate([[0], np.cumsum(ref_counts)[:-1]]).astype(np.int64)
@@ -46,13 +47,12 @@ def run_counts(sources: Sequence[str], systems: Mapping[str, Sequence[str]], ref
     for predictions in systems.values():
         texts.extend(predictions)
     n_hyps = len(texts) - hyp_start
-    lengths = np.asarray([length(t) for t in texts], dtype=np.int64)
-
     split = [tokens(t) for t in texts]
     stream = list(itertools.chain.from_iterable(split))
     vocabulary = {token: i for i, token in enumerate(dict.fromkeys(stream))}
     token_ids = np.fromiter(map(vocabulary.__getitem__, stream), dtype=np.int64, count=len(stream))
-    sizes = np.asarray([len(toks) for toks in split], dtype=np.int64)
+    sizes = np.fromiter(map(len, split), dtype=np.int64, count=len(split))
+    lengths = np.maximum(sizes, shortest)
     text_of = np.repeat(np.arange(len(texts), dtype=np.int64), sizes)
     position = np.arange(len(token_ids), dtype=np.int64) - np.repeat(np.cumsum(sizes) - sizes, sizes)
 

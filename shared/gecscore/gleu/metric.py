@@ -10,7 +10,7 @@ score (SentGLEU, the script's `--sent`) is the mean of its smoothed GLEU against
 
 Statistics are per sentence; the draws depend only on the number of references of every sentence and are made in
 `score`, so shards concatenate. The draws are Python's Mersenne Twister stream as `random.randint` consumes it
-(numpy's copy of the same generator where every sentence has the same number of references, `random` itself
+(read in bulk from `random.getrandbits` where every sentence has the same number of references, `randint` itself
 otherwise), and the last step of every iteration runs in Python floats in the script's order of operations, so
 the mean is the same float the script computes; the n-gram statistics are integers, summed with numpy.
 """
@@ -203,15 +203,18 @@ class Rules:
             return text.split()
         return reformulated.tokens(text, self.unit)
 
-    def length(self, text: str) -> int:
-        """The length in the brevity penalty."""
-        return len(text.split()) if self.variant == "official" else reformulated.length(text, self.unit)
+    @property
+    def shortest(self) -> int:
+        """The least length in the brevity penalty, which is otherwise the token count: gec-metrics counts an
+        empty text as one word (`reformulated.length`)."""
+        return int(self.variant != "official" and self.unit != "char")
 
     def run_counts(self, sources: Sequence[str], systems: Mapping[str, Sequence[str]],
                    references: Sequence[Sequence[str]]) -> dict[str, tuple[np.ndarray, ...]]:
         """Every system's `counts` of every sentence, all at once (`counting.run_counts`)."""
-        return counting.run_counts(sources, systems, references, order=self.order, tokens=self.tokens,
-                                   length=self.length, floor=self.variant == "official",
+        tokens = str.split if self.variant == "official" else self.tokens  # the script's split, without a wrapper
+        return counting.run_counts(sources, systems, references, order=self.order, tokens=tokens,
+                                   shortest=self.shortest, floor=self.variant == "official",
                                    reformulated=self.variant != "official")
 
     def counts(self, source: Grams, hypothesis: Grams, references: Sequence[Grams]) -> np.ndarray:
@@ -247,7 +250,7 @@ class Rules:
             return [p[0] for p in pairs], [p[1] for p in pairs], [float(np.std(p[1])) for p in pairs]
         values = gleu_rows(np.where(counts == 0, 1, counts))
         scores, spreads = np.empty(len(counts)), np.empty(len(counts))
-        for r in np.unique(reference_counts).tolist():
+        for r in sorted(set(reference_counts.tolist())):  # not np.unique: it imports numpy.ma (20 ms)
             rows = np.flatnonzero(reference_counts == r)
             scores[rows] = np.mean(values[rows, :r], axis=1)
             spreads[rows] = np.std(values[rows, :r], axis=1)
@@ -258,13 +261,19 @@ class Rules:
         """The mean over the iterations, summed as the implementation sums."""
         return float(np.mean(values)) if self.variant == "official" else reformulated.mean(values)
 
+    def means(self, rows: np.ndarray) -> np.ndarray:
+        """`mean` of every row of `rows` (numpy reduces each contiguous row with the same pairwise sum as one row)."""
+        if self.variant == "official":
+            return np.mean(np.ascontiguousarray(rows), axis=1)
+        return np.asarray([reformulated.mean(values) for values in rows.tolist()], dtype=np.float64)
+
 
 @functools.lru_cache(maxsize=16)
 def reference_draws(reference_counts: tuple[int, ...], iterations: int, seed_step: int) -> np.ndarray:
     """`(iterations, sentences)` reference positions: iteration j seeds Python's `random` with j × `seed_step`
     and draws `randint(0, R_i − 1)` for each sentence i in order, as the script does (read-only; cached, since
-    every system of a corpus shares them). Where every sentence has the same number of references the same
-    stream is drawn with numpy (`_uniform_draws`), about ten times faster."""
+    every system of a corpus shares them). Where every sentence has the same number of references the stream is
+    read in bulk (`_uniform_draws`), about a hundred times faster."""
     if len(set(reference_counts)) == 1:
         draws = _uniform_draws(reference_counts[0], len(reference_counts), iterations, seed_step)
     else:
@@ -276,29 +285,29 @@ def reference_draws(reference_counts: tuple[int, ...], iterations: int, seed_ste
     return draws
 
 
-def _uniform_draws(count: int, sentences: int, iterations: int, seed_step: int) -> np.ndarray:
-    """`randint(0, count − 1)` drawn `sentences` times after each `random.seed(j × seed_step)`, without Python's
-    generator: CPython's `randint` takes the top k = count.bit_length() bits of one 32-bit Mersenne Twister output
-    and draws again while they are ≥ count; numpy's legacy `RandomState` is the same generator, seeded by the same
-    `init_by_array` of the seed's 32-bit words, and its `randint` over [0, 2**32) returns the raw outputs.
-    tests/test_gleu.py checks the result against `random` itself."""
+def _uniform_draws(count: int, sentences: int, iterations: int, seed_step: int, *, words: int = 0) -> np.ndarray:
+    """`randint(0, count − 1)` drawn `sentences` times after each `random.seed(j × seed_step)`, read from the raw
+    stream: CPython's `randint` takes the top k = count.bit_length() bits of one 32-bit Mersenne Twister output and
+    draws again while they are ≥ count, and `getrandbits(32 × m)` is m such outputs, the first in the lowest word.
+    So each iteration's outputs come from one C call, and the keeping runs on all iterations at once (an iteration
+    that keeps too few, rare by the margin, is drawn again with twice the outputs; `words` sets the first count,
+    for tests). tests/test_gleu.py checks the result against `random` itself."""
     bits = count.bit_length()
-    state = np.random.RandomState()
-    chunk = sentences * (1 << bits) // count + 64
+    expected = sentences * (1 << bits) // count
     draws = np.empty((iterations, sentences), dtype=np.int64)
-    for j in range(iterations):
-        seed, words = j * seed_step, []
-        while True:
-            words.append(seed & 0xFFFFFFFF)
-            seed >>= 32
-            if not seed:
-                break
-        state.seed(words)
-        kept = np.empty(0, dtype=np.int64)
-        while len(kept) < sentences:
-            top = state.randint(0, 1 << 32, size=chunk, dtype=np.uint32) >> np.uint32(32 - bits)
-            kept = np.concatenate([kept, top[top < count]])
-        draws[j] = kept[:sentences]
+    short = list(range(iterations))
+    words = words or expected + 4 * math.isqrt(expected) + 64  # mean + 4 standard deviations and some
+    while short:
+        raw = b"".join(random.Random(j * seed_step).getrandbits(32 * words).to_bytes(4 * words, "little")
+                       for j in short)
+        top = np.frombuffer(raw, dtype="<u4").reshape(len(short), words) >> np.uint32(32 - bits)
+        keep = top < count
+        kept, per_row = top[keep], np.count_nonzero(keep, axis=1)  # every row's kept values, rows one after another
+        done = np.flatnonzero(per_row >= sentences)
+        first = np.cumsum(per_row) - per_row
+        draws[np.asarray(short)[done]] = kept[first[done, None] + np.arange(sentences)]
+        short = [short[i] for i in np.flatnonzero(per_row < sentences).tolist()]
+        words *= 2
     return draws
 
 
@@ -329,9 +338,8 @@ class DrawnGLEU:
         return self.rules.mean([self.rules.corpus(row) for row in totals.tolist()])
 
     def batch(self, indices: np.ndarray) -> np.ndarray:
-        """The statistic of every row of `indices`, equal to `__call__` of each: per reference position r, the 0/1
-        matrix of the iterations that drew r at each position times the rows' statistics against r (integers,
-        exact in float64), then every iteration's GLEU at once (`gleu_rows`) and each row's mean."""
+        """The statistic of every row of `indices`, equal to `__call__` of each (`drawn_totals` of every row at
+        once, then every iteration's GLEU at once with `Rules.rows` and each row's mean)."""
         indices = np.asarray(indices, dtype=np.int64)
         out = np.empty(len(indices))
         groups: dict[tuple[int, ...], list[int]] = {}
@@ -339,14 +347,9 @@ class DrawnGLEU:
             groups.setdefault(tuple(self.reference_counts[row].tolist()), []).append(i)
         for members in groups.values():
             draws = self.draws(indices[members[0]])
-            drew = [(draws == r).astype(np.float64) for r in range(self.counts.shape[1])]
             for part in np.array_split(np.asarray(members), max(1, len(members) // _BATCH_ROWS)):
-                rows = self.counts[indices[part]].astype(np.float64)  # (rows, positions, references, statistics)
-                n_rows, positions, _, width = rows.shape
-                totals = sum(mask @ rows[:, :, r, :].transpose(1, 0, 2).reshape(positions, n_rows * width)
-                             for r, mask in enumerate(drew))  # (iterations, rows × statistics)
-                totals = np.rint(totals).astype(np.int64).reshape(-1, n_rows, width).transpose(1, 0, 2)
-                out[part] = [self.rules.mean(values.tolist()) for values in self.rules.rows(totals)]
+                totals = drawn_totals(self.counts[indices[part]], draws)  # (rows, iterations, statistics)
+                out[part] = self.rules.means(self.rules.rows(totals))
         return out
 
     def join(self, other: DrawnGLEU) -> DrawnGLEU:
@@ -361,11 +364,32 @@ class DrawnGLEU:
 
 
 def drawn_totals(counts: np.ndarray, draws: np.ndarray) -> np.ndarray:
-    """`(iterations, statistics)`: each iteration's statistics summed over the sentences against the references
-    drawn for them, `counts[sentence, draws[j, sentence]]` summed over the sentences, as one matrix product per
-    reference position (integers, exact in float64)."""
-    totals = sum((draws == r).astype(np.float64) @ counts[:, r, :].astype(np.float64) for r in range(counts.shape[1]))
-    return np.rint(totals).astype(np.int64)
+    """Each iteration's statistics summed over the sentences against the references drawn for them:
+    `counts[p, draws[j, p]]` summed over the positions p, `(iterations, statistics)` for `(positions, references,
+    statistics)` counts, or `(rows, iterations, statistics)` for a stack of such corpora. As integers, exact in
+    floats (`_exact_float`): every iteration drew one reference per position, so its sum is the sum against reference 0 plus, for
+    each r ≥ 1, the positions that drew r times the change from reference 0 to r, taken only in the statistics
+    that change (one matrix product per r; the hypothesis' own counts are the same against every reference)."""
+    stacked = counts if counts.ndim == 4 else counts[None]
+    base = stacked[:, :, 0, :].sum(axis=1)  # (rows, statistics) against reference 0 everywhere
+    totals = np.repeat(base[:, None, :], len(draws), axis=1)
+    rows, positions, references, width = stacked.shape
+    for r in range(1, references):
+        change = stacked[:, :, r, :] - stacked[:, :, 0, :]
+        columns = np.flatnonzero(change.any(axis=(0, 1)))
+        if len(columns):
+            change = change[:, :, columns].transpose(1, 0, 2).reshape(positions, rows * len(columns))
+            exact = _exact_float(np.abs(change).sum(axis=0).max())
+            moved = (draws == r).astype(exact) @ change.astype(exact)
+            totals[:, :, columns] += np.rint(moved).astype(np.int64).reshape(len(draws), rows, len(columns)
+                                                                             ).transpose(1, 0, 2)
+    return totals if counts.ndim == 4 else totals[0]
+
+
+def _exact_float(bound: int) -> type:
+    """The narrowest float type in which sums of whole numbers stay exact while no partial sum can exceed
+    `bound` in size (float32 up to 2**24: twice as fast a matrix product)."""
+    return np.float32 if bound < 2**24 else np.float64
 
 
 def _padded(counts: np.ndarray, width: int) -> np.ndarray:
