@@ -98,7 +98,8 @@ spec.loader.exec_module(gleu)
 case, hyp = json.loads(sys.argv[2]), sys.argv[3]
 start = time.perf_counter()
 calculator = gleu.GLEU(4); calculator.load_sources(case["src"]); calculator.load_references(case["refs"])
-value = [g for g in calculator.run_iterations(num_iterations=500, source=case["src"], hypothesis=hyp)][0]
+value = [g for g in calculator.run_iterations(num_iterations=500, source=case["src"], hypothesis=hyp,
+                                               per_sent=False)][0]
 print(json.dumps({"seconds": time.perf_counter() - start, "printed": value[0]}))
 """
 

@@ -168,18 +168,46 @@ def gleu(stats: Sequence[int], *, smooth: bool = False) -> float:
 
 def gleu_rows(totals: np.ndarray) -> np.ndarray:
     """`gleu` of every row of `totals` (last axis: the statistics) at once, bit for bit: numpy's division, sums and
-    minimum are the same IEEE operations in the same order, and the logarithms and exponentials are `math`'s."""
+    minimum are the same IEEE operations in the same order (a quotient of integers is that of their floats), and
+    the logarithms and exponentials are `math`'s."""
     totals = np.asarray(totals, dtype=np.int64)
     zero = (totals == 0).any(axis=-1)
-    safe = np.where(zero[..., None], 1, totals).astype(np.float64)
-    ratios = safe[..., 2::2] / safe[..., 3::2]
-    logs = np.fromiter(map(math.log, ratios.ravel().tolist()), np.float64, ratios.size).reshape(ratios.shape)
+    safe = np.where(zero[..., None], 1, totals) if zero.any() else totals
+    logs = log_ratios(safe[..., 2::2], safe[..., 3::2])
     log_precision = logs[..., 0].copy()
     for k in range(1, logs.shape[-1]):
         log_precision += logs[..., k]
     exponent = np.minimum(0.0, 1 - safe[..., 1] / safe[..., 0]) + log_precision / LOG_PRECISION_DIVISOR
     values = np.fromiter(map(math.exp, exponent.ravel().tolist()), np.float64, exponent.size).reshape(exponent.shape)
     return np.where(zero, 0.0, values)
+
+
+def log_ratios(numerators: np.ndarray, denominators: np.ndarray) -> np.ndarray:
+    """`math.log(n / d)` of every element of two integer arrays, `(..., draws, orders)`, computing each distinct
+    quotient once.
+
+    Along the draws axis (a corpus's iterations, a sentence's references) an order's denominator is the
+    hypothesis' own k-gram count, the same in every draw, and the numerators repeat: the distinct numerators of each
+    (group, order) are marked in a table over their range, their logarithms taken once (`math.log` of the same
+    IEEE quotient, so every value is the one the script computes), and every element looks its value up. Where a
+    denominator changes along the draws, every element is computed."""
+    shape = numerators.shape
+    n = numerators.reshape(-1, *shape[-2:])
+    d = denominators.reshape(-1, *shape[-2:])
+    if n.size < 4096 or not (d == d[:, :1, :]).all():
+        flat = (numerators / denominators).ravel().tolist()
+        return np.fromiter(map(math.log, flat), np.float64, len(flat)).reshape(shape)
+    low = n.min(axis=1, keepdims=True)  # (groups, 1, orders): each table covers low..high of its group and order
+    width = (n.max(axis=1, keepdims=True) - low + 1).ravel()
+    start = np.cumsum(width) - width
+    at = start.reshape(low.shape) + (n - low)  # every element's place in the tables
+    present = np.zeros(int(width.sum()), dtype=bool)
+    present[at.ravel()] = True
+    places = np.flatnonzero(present)
+    table = np.searchsorted(start, places, side="right") - 1  # the (group, order) each present place belongs to
+    values = (low.ravel()[table] + (places - start[table])) / d[:, 0, :].ravel()[table]
+    logs = np.fromiter(map(math.log, values.tolist()), np.float64, len(values))
+    return logs[(np.cumsum(present) - 1)[at]].reshape(shape)
 
 
 @dataclass(frozen=True)
@@ -348,7 +376,7 @@ class DrawnGLEU:
         for members in groups.values():
             draws = self.draws(indices[members[0]])
             for part in np.array_split(np.asarray(members), max(1, len(members) // _BATCH_ROWS)):
-                totals = drawn_totals(self.counts[indices[part]], draws)  # (rows, iterations, statistics)
+                totals = drawn_totals(self.counts, draws, indices[part])  # (rows, iterations, statistics)
                 out[part] = self.rules.means(self.rules.rows(totals))
         return out
 
@@ -363,27 +391,30 @@ class DrawnGLEU:
                          self.seed_step, self.rules)
 
 
-def drawn_totals(counts: np.ndarray, draws: np.ndarray) -> np.ndarray:
-    """Each iteration's statistics summed over the sentences against the references drawn for them:
-    `counts[p, draws[j, p]]` summed over the positions p, `(iterations, statistics)` for `(positions, references,
-    statistics)` counts, or `(rows, iterations, statistics)` for a stack of such corpora. As integers, exact in
-    floats (`_exact_float`): every iteration drew one reference per position, so its sum is the sum against reference 0 plus, for
-    each r ≥ 1, the positions that drew r times the change from reference 0 to r, taken only in the statistics
-    that change (one matrix product per r; the hypothesis' own counts are the same against every reference)."""
-    stacked = counts if counts.ndim == 4 else counts[None]
-    base = stacked[:, :, 0, :].sum(axis=1)  # (rows, statistics) against reference 0 everywhere
-    totals = np.repeat(base[:, None, :], len(draws), axis=1)
-    rows, positions, references, width = stacked.shape
-    for r in range(1, references):
-        change = stacked[:, :, r, :] - stacked[:, :, 0, :]
-        columns = np.flatnonzero(change.any(axis=(0, 1)))
+def drawn_totals(counts: np.ndarray, draws: np.ndarray, rows: np.ndarray | None = None) -> np.ndarray:
+    """Each iteration's statistics summed over the positions against the references drawn there:
+    `counts[p, draws[j, p]]` summed over the positions p of `counts` (`(sentences, references, statistics)`), as
+    `(iterations, statistics)`; or, for `rows` (resamples × positions, sentence indices), of each row's corpus
+    `counts[rows[b]]`, as `(rows, iterations, statistics)`.
+
+    As integers, exact in floats (`_exact_float`): every iteration drew one reference per position, so its sum is
+    the sum against reference 0 plus, for each r ≥ 1, the positions that drew r times the change from reference 0
+    to r, taken only in the statistics that change (one matrix product per r: the hypothesis' own counts are the
+    same against every reference)."""
+    single = rows is None
+    rows = np.arange(len(counts))[None, :] if rows is None else rows
+    positions = rows.shape[1]
+    totals = np.repeat(counts[:, 0, :][rows].sum(axis=1)[:, None, :], len(draws), axis=1)
+    for r in range(1, counts.shape[1]):
+        change = counts[:, r, :] - counts[:, 0, :]
+        columns = np.flatnonzero(change.any(axis=0))
         if len(columns):
-            change = change[:, :, columns].transpose(1, 0, 2).reshape(positions, rows * len(columns))
-            exact = _exact_float(np.abs(change).sum(axis=0).max())
-            moved = (draws == r).astype(exact) @ change.astype(exact)
-            totals[:, :, columns] += np.rint(moved).astype(np.int64).reshape(len(draws), rows, len(columns)
+            change = change[:, columns]
+            exact = _exact_float(positions * int(np.abs(change).max()))
+            moved = (draws == r).astype(exact) @ change.astype(exact)[rows.T].reshape(positions, -1)
+            totals[:, :, columns] += np.rint(moved).astype(np.int64).reshape(len(draws), len(rows), len(columns)
                                                                              ).transpose(1, 0, 2)
-    return totals if counts.ndim == 4 else totals[0]
+    return totals[0] if single else totals
 
 
 def _exact_float(bound: int) -> type:
