@@ -115,6 +115,19 @@ def nlp():
 
 
 @pytest.hookimpl(tryfirst=True)
+def pytest_configure(config):
+    """`GECSCORE_TEST_WORKERS=N` (CI's second run of the parity, sharding and bad-input files, `make test`): every
+    ERRANT extraction of a changed pair or more in the test processes runs on N worker processes (`GECSCORE_WORKERS`,
+    and the pool's size threshold lowered to one pair), so those files show that no number depends on the number of
+    workers. A hook, not module code: scripts that import this file (the torchrun ranks) keep the threshold."""
+    test_workers = os.environ.get("GECSCORE_TEST_WORKERS")
+    if test_workers:
+        from gecscore.common import edits
+
+        os.environ["GECSCORE_WORKERS"] = test_workers
+        edits.PARALLEL_MIN_PAIRS = 1
+
+
 def pytest_collection_modifyitems(config, items):
     """Shape the work for pytest-xdist (`make test` runs `--dist loadgroup --no-loadscope-reorder`, a worker per core).
 

@@ -3,6 +3,7 @@ split across processes giving the same edits as one process, pair for pair."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 
@@ -58,3 +59,34 @@ def test_cli_workers_flag_is_checked_and_named():
     done = subprocess.run([sys.executable, "-m", "gecscore.cli", "score", "errant", "--workers", "some",
                            "--sources", "x", "--predictions", "y"], capture_output=True, text=True)
     assert done.returncode == 2 and "--workers" in done.stderr and "whole number" in done.stderr
+
+
+@pytest.mark.real_model
+@pytest.mark.skipif(not os.environ.get("GECSCORE_TEST_WORKERS"), reason="CI's run of the parity files on workers "
+                    "(GECSCORE_TEST_WORKERS) only")
+def test_the_parity_run_on_workers_splits_every_extraction(monkeypatch):
+    """The files run with GECSCORE_TEST_WORKERS prove something only if their extractions really ran on workers."""
+    from gecscore.common import edits
+    from gecscore.common.inputs import load_spacy
+
+    calls = []
+    real = edits.parallel_annotate
+    monkeypatch.setattr(edits, "parallel_annotate", lambda *a, **k: calls.append(a[2]) or real(*a, **k))
+    found = edits.EditExtractor(load_spacy()).extract(["He go to school ."], ["He goes to school ."])
+    assert workers.cpu_workers() == int(os.environ["GECSCORE_TEST_WORKERS"]) >= 2
+    assert calls == [workers.cpu_workers()]
+    assert [(e.o_str, e.c_str, e.type) for e in found[0]] == [("go", "goes", "R:VERB:SVA")]
+
+
+@pytest.mark.real_model
+def test_a_script_without_a_main_guard_gets_an_error_that_says_so(tmp_path):
+    """Spawned workers import the starting script again; without the guard they fail, and the user is told why."""
+    script = tmp_path / "unguarded.py"
+    script.write_text("from gecscore.common import edits, workers\n"
+                      "edits.PARALLEL_MIN_PAIRS = 1\n"
+                      "workers.set_workers(2)\n"
+                      "edits.EditExtractor().extract(['He go .'], ['He goes .'])\n")
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=300)
+    assert done.returncode != 0
+    assert "RuntimeError: ERRANT's 2 worker processes stopped" in done.stderr
+    assert 'if __name__ == "__main__":' in done.stderr

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Iterable, Sequence
 
@@ -11,7 +12,7 @@ import numpy as np
 from gecscore.common.inputs import check_same_length, check_texts, load_spacy, loaded_name
 from gecscore.common.progress import progress_bar
 from gecscore.common.sharing import LRU
-from gecscore.common.workers import cpu_workers
+from gecscore.common.workers import WORKERS_ENV, cpu_workers
 
 if TYPE_CHECKING:
     from errant.alignment import Alignment
@@ -187,9 +188,17 @@ def parallel_annotate(name: str, pairs: Sequence[tuple[str, str]], workers: int,
     out: list[tuple[Edit, ...]] = []
     with progress_bar(total=len(pairs), desc=f"ERRANT edits ({workers} processes)", disable=not progress,
                       leave=False) as bar:
-        for edits in pool.map(_annotate_chunk, chunks):
-            out.extend(edits)
-            bar.update(len(edits))
+        try:
+            for edits in pool.map(_annotate_chunk, chunks):
+                out.extend(edits)
+                bar.update(len(edits))
+        except BrokenProcessPool as error:
+            del _POOLS[name, workers]
+            raise RuntimeError(
+                f"ERRANT's {workers} worker processes stopped before they finished (workers={workers}: "
+                f"`set_workers`, `--workers` or ${WORKERS_ENV}). Each worker is a fresh Python that imports the "
+                "script that started it again, so a script that uses more than one worker must start its work under "
+                "`if __name__ == \"__main__\":`; or use one worker") from error
     return out
 
 
