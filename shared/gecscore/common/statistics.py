@@ -99,15 +99,19 @@ class Statistics:
 class MetricRunner(Protocol):
     """What a metric's runner module (`MetricSpec.runner`) provides to every generic caller: the registry, the CLI,
     the leaderboard, sharding, the sentence scorer and the Trainer hook call nothing else of a metric. A module
-    satisfies it by defining the three functions; `registry.runner` checks that it does when it imports one."""
+    satisfies it by defining the three functions with compatible signatures; `registry.runner` checks that it
+    defines them when it imports one, and `tests/test_runner_types.py` has mypy check every registered runner's
+    signatures against this protocol."""
 
     def check_models(self, options: Mapping[str, Any]) -> None:
         """Raise, naming the option, when a model these options need cannot be loaded (before any work)."""
 
-    def statistics_systems(self, sources: Sequence[str] | None, systems: Mapping[str, Sequence[str] | None],
+    def statistics_systems(self, sources: Sequence[str], systems: Mapping[str, Sequence[str]],
                            references: Any = None, *, progress: bool = False,
                            **options: Any) -> Mapping[str, Statistics]:
-        """One `Statistics` per system, every system of the run at once."""
+        """One `Statistics` per system, every system of the run at once. A metric whose SPEC lists options in
+        `replaces_sentences` (M2 files instead of sentences) also takes None for the sentences it was not given,
+        and declares so."""
 
     def score(self, stats: Any) -> MetricResult:
         """The metric's corpus rule over one system's statistics: every number of its result."""

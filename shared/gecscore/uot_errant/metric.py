@@ -67,8 +67,9 @@ def check_models(options: Mapping[str, Any]) -> None:
         check_loadable(opts["model"])
 
 
-def statistics_systems(sources: Sequence[str], systems: Mapping[str, Sequence[str]], references: Sequence[Any], *,
-                       progress: bool = False, **options: Any) -> dict[str, UOTStatistics]:
+def statistics_systems(sources: Sequence[str] | None, systems: Mapping[str, Sequence[str] | None],
+                       references: Sequence[Any] | None = None, *, progress: bool = False,
+                       **options: Any) -> dict[str, UOTStatistics]:
     """Every system's statistics against shared references (every text embedded once); `score` turns each into
     its result."""
     opts = SPEC.resolve(options)
