@@ -39,12 +39,10 @@ from typing import Callable, Sequence
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from wheel_check import (  # noqa: E402  (stdlib only)
-    APP_SETTINGS, Check, StepFailed, call_app, check_prebuilt, free_port, run_check, stop, wait_for,
+    Check, StepFailed, app_names, call_app, check_prebuilt, free_port, run_check, stop, wait_for,
 )
 
 REPO = Path(__file__).resolve().parent.parent
-#: Every metric with a Hub folder: the wheel check drives each one's Space, so its settings list names them all.
-METRICS = tuple(APP_SETTINGS)
 #: The separate distribution of the embedded IMPARA-GED model, built and served when the checkout has it.
 EMBEDDED_PACKAGE = REPO / "packages" / "gecscore-impara-minilm"
 #: The torch of the Space's base image (constraints.txt's pin; on this machine the CPU wheel in find-links).
@@ -244,7 +242,7 @@ class HubCheck(Check):
 
     def without_gecscore(self) -> str:
         """A second fresh environment with the folders' evaluate but no gecscore."""
-        pins = [line for line in (self.hub / METRICS[0] / "requirements.txt").read_text().split()
+        pins = [line for line in (self.hub / app_names()[0] / "requirements.txt").read_text().split()
                 if line.startswith("evaluate")]
         self.run([sys.executable, "-m", "venv", str(self.bare)])
         self.run([str(self.bare / "bin" / "python"), "-m", "pip", "install", "-q", "--no-compile", *pins])
@@ -271,21 +269,22 @@ def check(root: Path, org: str, prebuilt: Path | None = None) -> list[tuple[str,
     times."""
     c = HubCheck(root, org)
     c.prepare()
+    metrics = app_names()  # every metric whose Space the wheel check drives
     built = "build" if prebuilt is None else f"take the shared build of ({prebuilt})"
     try:
         c.step(f"{built} gecscore sdist + wheel", lambda: c.build(REPO, prebuilt))
         if (EMBEDDED_PACKAGE / "pyproject.toml").is_file():
             c.step(f"{built} {EMBEDDED_PACKAGE.name} sdist + wheel", lambda: c.build(EMBEDDED_PACKAGE, prebuilt))
-        c.step(f"make hub ORG={org} ({len(METRICS)} folders)", c.folders)
+        c.step(f"make hub ORG={org} ({len(metrics)} folders)", c.folders)
         c.step("start pypiserver on 127.0.0.1 (only the built distributions)", c.serve)
         c.step(f"fresh venv + pip install {TORCH} (the Space image's torch)", c.fresh_venv)
-        for name in METRICS:
+        for name in metrics:
             c.step(f"{name}: pip install -r requirements.txt --index-url <local>", lambda n=name: c.install(n))
             c.step(f"{name}: evaluate.load(<folder>) + the card's first example",
                    lambda n=name: c.probe_in(c.python, "card", str(c.hub / n), n, org, cwd=c.hub / n))
             c.step(f"{name}: python app.py + one gradio_client call", lambda n=name: c.app(n))
         c.step("second fresh venv without gecscore", c.without_gecscore)
-        for name in METRICS:
+        for name in metrics:
             c.step(f"{name}: evaluate.load(<folder>) without gecscore fails naming it",
                    lambda n=name: c.probe_in(str(c.bare / "bin" / "python"), "missing", str(c.hub / n)))
     finally:

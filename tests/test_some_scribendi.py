@@ -300,6 +300,7 @@ def test_space_says_the_model_cannot_load_and_scores_with_local_models(name, tin
     from gradio_client import Client
     from gradio_client.exceptions import AppError
 
+    from gecscore.spaces import generic
     from gecscore.spaces.loading import METRIC_PATH_ENV
     from test_spaces import REPO, launch_local, load_app
 
@@ -311,13 +312,13 @@ def test_space_says_the_model_cannot_load_and_scores_with_local_models(name, tin
     try:
         client = Client(url, verbose=False)
         source, hypotheses = app.PAGE.sentence_examples[0]
+        defaults = generic.default_settings(name)  # the Hub models the page starts with
         if name == "some":
-            defaults = [*app.MODELS.values(), 0.55, 0.43, 0.02]
             local = [str(tiny["grammer"]), str(tiny["fluency"]), str(tiny["meaning"]), 0.55, 0.43, 0.02]
             options = some_options(tiny)
             missing = "cannot load the SOME regressor 'gfm-models/grammer'"
         else:
-            defaults, local = [app.MODEL, 0.8], [str(tiny["lm"]), 0.8]
+            local = [str(tiny["lm"]), 0.8]
             options = {"model": str(tiny["lm"]), "device": "cpu"}
             missing = "cannot load the language model 'gpt2'"
         with pytest.raises(AppError) as raised:

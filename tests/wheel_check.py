@@ -39,18 +39,12 @@ MODEL_FREE: dict[str, dict[str, Any]] = {"uot_errant": {"variant": "errant"}, "p
 #: Options with the real all-MiniLM-L6-v2 from PyPI.
 MINILM: dict[str, dict[str, Any]] = {"uot_errant": {"model": "minilm"}, "pt_m2": {"model": "minilm", "layer": 6},
                                      "cleme2": {"model": "minilm", "layer": 6}}
-#: Each app's `/score_sentence` settings (after source, hypothesis and, but for impara_ged, references).
-APP_SETTINGS: dict[str, list[Any]] = {
+#: The hand-written apps' `/score_sentence` settings (after source, hypothesis and references); a generated app's
+#: are its page's defaults (`app_settings`).
+HAND_APP_SETTINGS: dict[str, list[Any]] = {
     "uot_errant": ["minilm", "errant", 0.5, False, False],
     "pt_m2": ["sentm2", "self", "minilm", 6, 0.5, False],
     "cleme2": ["cleme2", "corpus", "dependent", "none", "minilm", 6, 0.5],
-    "impara_ged": ["embedded", "impara_ged"],
-    "gleu": ["official", 500, 101, 4, "en"],
-    "gotoscorer": [0.5, 0],
-    "some": ["gfm-models/grammer", "gfm-models/fluency", "gfm-models/meaning", 0.55, 0.43, 0.02],
-    "scribendi": ["gpt2", 0.8],
-    "green": [4, 2.0, "word", "en"],
-    "bertscore": ["minilm", 6, "f", False],
 }
 #: Apps whose models are on the Hub only: offline, their page must say the model cannot be loaded (this message).
 HUB_ONLY = {"some": "cannot load the SOME regressor", "scribendi": "cannot load the language model"}
@@ -147,25 +141,46 @@ def probe_app(name: str, url: str, inputs: str) -> None:
     call_app(name, url, data["src"][0], data["hyp"][0], [data["ref0"][0], data["ref1"][0]])
 
 
+def app_names() -> tuple[str, ...]:
+    """Every metric whose Space the checks drive offline (all but `NO_OFFLINE_APP`)."""
+    from gecscore import registry
+
+    return tuple(name for name in registry.SPECS if name not in NO_OFFLINE_APP)
+
+
+def app_settings(name: str) -> list[Any]:
+    """The settings a check passes to `name`'s `/score_sentence`: a generated page's defaults (the offline model
+    where the page offers one), or `HAND_APP_SETTINGS`."""
+    if name in HAND_APP_SETTINGS:
+        return HAND_APP_SETTINGS[name]
+    from gecscore.spaces import generic
+
+    return generic.default_settings(name)
+
+
 def call_app(name: str, url: str, source: str, hypothesis: str, references: list[str]) -> None:
-    """One `/score_sentence` call of `name`'s app at `url` with its `APP_SETTINGS`: it must score, or, for an app
-    whose model is on the Hub only, say that the model cannot be loaded (the hub check uses this too)."""
+    """One `/score_sentence` call of `name`'s app at `url` with its `app_settings`: it must score, or, for an app
+    whose model is on the Hub only, say that the model cannot be loaded (the hub check uses this too). A
+    reference-free metric's page takes the hypotheses alone."""
     from gradio_client import Client
 
+    from gecscore import registry
+
     texts = [source, hypothesis]
-    if name != "impara_ged" and name not in HUB_ONLY:
+    if not registry.SPECS[name].reference_free:
         texts.append("\n".join(references))
+    settings = app_settings(name)
     if name in HUB_ONLY:
         from gradio_client.exceptions import AppError
 
         try:
-            Client(url, verbose=False).predict(*texts, *APP_SETTINGS[name], api_name="/score_sentence")
+            Client(url, verbose=False).predict(*texts, *settings, api_name="/score_sentence")
         except AppError as error:
             assert HUB_ONLY[name] in str(error) and "Traceback" not in str(error), str(error)
             print(f"{name}: {HUB_ONLY[name]} (offline, as expected)")
             return
         raise AssertionError(f"the {name} app scored offline with a model it cannot have")
-    status, *_ = Client(url, verbose=False).predict(*texts, *APP_SETTINGS[name], api_name="/score_sentence")
+    status, *_ = Client(url, verbose=False).predict(*texts, *settings, api_name="/score_sentence")
     assert status.startswith("\u2713"), f"the app answered {status!r}"
     print(status)
 

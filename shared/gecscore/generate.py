@@ -113,25 +113,12 @@ def space_app(name: str) -> str:
     spec = registry.SPECS[name]
     if spec.space is None:
         raise ValueError(f"gecscore.{name}.SPEC declares no `space`; its app is written by hand")
-    return f'''"""{spec.title} Space, built from its SPEC (`gecscore.spaces.generic`).
-
-{SCRIPT_NOTE.format(package=registry.package(name))}
-"""
-
-from __future__ import annotations
-
+    return f'''"""{spec.title} Space. {SCRIPT_NOTE.format(package=registry.package(name))}"""
 from gecscore.spaces import generic
 
-NAME = "{name}"
-
-
-def build_demo(metric=None):
-    """The {spec.title} Space."""
-    return generic.build_demo(NAME, metric, __file__)
-
-
+PAGE, build_demo, serve = generic.app("{name}", __file__)
 if __name__ == "__main__":
-    generic.serve_metric(NAME, __file__)
+    serve()
 '''
 
 

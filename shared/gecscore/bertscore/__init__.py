@@ -6,7 +6,7 @@
 """
 
 from gecscore.common.exports import lazy_exports
-from gecscore.common.options import MetricSpec, Option, ScriptText, Unshardable, input_options
+from gecscore.common.options import Control, MetricSpec, Option, ScriptText, SpaceText, Unshardable, input_options
 
 # The public interface beyond SPEC: name -> module of this package.
 _EXPORTS = dict.fromkeys(("BERTScoreStatistics", "sentence_values"), "metric")
@@ -92,5 +92,38 @@ mean over sentences. The sources are not read. Higher is better.
 """,
         codebase_urls=("https://github.com/Tiiiger/bert_score", "https://github.com/gotutiyan/gec-metrics"),
         reference_urls=("https://openreview.net/forum?id=SkeHuCVFDr",),
+    ),
+    space=SpaceText(
+        intro=(
+            "# BERTScore\nBERTScore as gec-metrics' `bertscore` computes it: every token of the hypothesis matched "
+            "with its most similar reference token (cosine of one layer's contextual embeddings) gives the "
+            "precision, the reverse the recall, and F1 of the two; the best reference per measure, rescaled with "
+            "bert_score's baseline (gec-metrics' default, for models bert_score has one for); the corpus score is "
+            "the mean over sentences. `minilm` runs offline (no baseline: rescaling off). See the metric card "
+            "([Zhang et al., ICLR 2020](https://openreview.net/forum?id=SkeHuCVFDr))."
+        ),
+        sentence_examples=(
+            (
+                "Do one who suffered from this disease keep it a secret of infrom their relatives ?",
+                "Does someone who suffers from this disease keep it a secret from their relatives ?",
+                "Does one who suffers from this disease keep it a secret or inform their relatives ?\n"
+                "Does someone who suffers from this disease keep it a secret or inform their relatives ?",
+            ),
+            (
+                "He or she might even be adviced not to get married or have children .",
+                "They might even be advised not to get married or have children .",
+                "He or she might even be advised not to get married or have children .",
+            ),
+        ),
+        # The offline MiniLM first (no bert_score baseline: rescaling off); gec-metrics' default needs the Hub.
+        settings=(
+            Control("model", "Model", "encoder: hub id or local path",
+                    models=(("minilm", 6), ("bert-base-uncased", 9))),
+            Control("score_type", "Measure", "p precision, r recall, f F1"),
+            Control("rescale_with_baseline", "Rescale with baseline",
+                    "bert_score's baseline (bert-base-uncased: gec-metrics' default; none for minilm)", value=False),
+        ),
+        source_label="Source (tokenised)",
+        score_key="bertscore",
     ),
 )

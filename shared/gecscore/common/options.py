@@ -10,7 +10,7 @@ import difflib
 import numbers
 import re
 from dataclasses import dataclass
-from typing import Any, Iterable, Literal, Mapping
+from typing import Any, Callable, Iterable, Literal, Mapping
 
 Kind = Literal["setting", "output", "input", "text"]
 #: Names that all ask for per-sentence scores; every metric maps them to its own `sentence_option`.
@@ -217,14 +217,56 @@ class ScriptText:
 
 
 @dataclass(frozen=True)
+class Control:
+    """One setting of a generated Space: the option it sets, its label and help line (None: the option's doc).
+
+    `value` is shown instead of the option's default (BERTScore's rescaling off for the offline MiniLM). `models`
+    makes it a model picker: the listed models (the first shown; custom ids and paths allowed), each with its layer
+    where the metric takes one, in which case a Layer control for the `layer` option follows it."""
+
+    option: str
+    label: str
+    info: str | None = None
+    value: Any = None
+    models: tuple[tuple[str, int | None], ...] = ()
+
+    @property
+    def with_layer(self) -> bool:
+        """Whether a Layer control follows this model picker."""
+        return any(layer is not None for _, layer in self.models)
+
+
+#: A Space's view of a one-sentence result: (the sentence's source, the evaluate result) -> Markdown.
+SentenceView = Callable[[str, Mapping[str, Any]], str]
+#: A Space's row of the Corpus tab's per-sentence table, from one entry of the result's per-sentence list.
+CorpusRow = Callable[[Any], Mapping[str, Any]]
+
+
+@dataclass(frozen=True)
 class SpaceText:
     """A Space built from the SPEC alone (`gecscore.spaces.generic`; `make generate` writes its `app.py`): the
     page's introduction, the options it offers as controls (from the schema: values, default and range) and
-    sentence examples (source, hypothesis, and the references one per line for a reference-based metric)."""
+    sentence examples (source, hypothesis, and the references one per line for a reference-based metric).
+
+    A reference-free metric's page takes several hypotheses of one source and ranks them by their scores
+    (`score_key`: the result's corpus score); a reference-based one scores one hypothesis against its references.
+    `sentence_view` and `corpus_row` are the metric's own presentation (pure functions of the result, in its
+    package); without them the page shows the result's numbers and each sentence's `score`."""
 
     intro: str
-    settings: tuple[str, ...] = ()
+    settings: tuple[str | Control, ...] = ()
     sentence_examples: tuple[tuple[str, ...], ...] = ()
+    source_label: str = "Source"
+    hypothesis_label: str = ""
+    score_key: str = "score"
+    sentence_view: SentenceView | None = None
+    corpus_row: CorpusRow | None = None
+
+    @property
+    def controls(self) -> tuple[Control, ...]:
+        """Every setting as a `Control` (a bare option name labelled from the name)."""
+        return tuple(c if isinstance(c, Control) else Control(c, c.replace("_", " ").capitalize())
+                     for c in self.settings)
 
 
 @dataclass(frozen=True)

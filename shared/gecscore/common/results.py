@@ -167,3 +167,11 @@ def split_output(out: dict[str, Any]) -> tuple[dict[str, float], dict[str, Any]]
     rest (counts tables, degenerate sentences, alignments, ...)."""
     scores = {k: float(v) for k, v in out.items() if isinstance(v, (int, float)) and not isinstance(v, bool)}
     return scores, {k: v for k, v in out.items() if k not in scores}
+
+
+def markdown_table(header: Sequence[str], rows: Iterable[Sequence[Any]]) -> str:
+    """A Markdown table (floats to 4 decimals): the pages' score summaries and explanations."""
+    cell = lambda value: f"{value:.4f}" if isinstance(value, float) else str(value)  # noqa: E731
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    lines += ["| " + " | ".join(cell(v) for v in row) + " |" for row in rows]
+    return "\n".join(lines)

@@ -8,7 +8,8 @@ them; `counting.py` counts k-grams (per sentence, and for a whole run with array
 """
 
 from gecscore.common.exports import lazy_exports
-from gecscore.common.options import MetricSpec, Option, ScriptText, input_options, language_option
+from gecscore.common.options import Control, MetricSpec, Option, ScriptText, SpaceText, input_options, language_option
+from gecscore.gleu import space as _space
 
 # The public interface beyond SPEC: name -> module of this package.
 _EXPORTS = {**dict.fromkeys(("DrawnGLEU", "GLEUStatistics", "Rules", "gleu", "gleu_rows", "reference_draws",
@@ -106,5 +107,39 @@ deviation and a normal 95% interval. Inputs are whitespace-tokenised sentences. 
 """,
         codebase_urls=("https://github.com/keisks/jfleg",),
         reference_urls=("https://aclanthology.org/P15-2097/", "https://arxiv.org/abs/1605.02592"),
+    ),
+    space=SpaceText(
+        intro=(
+            "# GLEU\nGLEU+ as the official JFLEG script computes it: n-gram precision (n = 1..4) of the hypothesis "
+            "against a reference, less the n-grams it kept from the source where the reference changed them, with "
+            "BLEU's brevity penalty. Each of 500 iterations draws one reference per sentence (Python's `random`, "
+            "seed iteration × 101); the score is the mean corpus GLEU, with the spread of the iterations. A single "
+            "sentence scores SentGLEU: the mean over its references. Inputs are whitespace-tokenised words; with "
+            "Language zh, raw Chinese, every character a token. See the metric card ([Napoles et al., ACL "
+            "2015](https://aclanthology.org/P15-2097/))."
+        ),
+        sentence_examples=(
+            (
+                "Do one who suffered from this disease keep it a secret of infrom their relatives ?",
+                "Does someone who suffers from this disease keep it a secret from their relatives ?",
+                "Does one who suffers from this disease keep it a secret or inform their relatives ?\n"
+                "Does someone who suffers from this disease keep it a secret or inform their relatives ?",
+            ),
+            (
+                "He or she might even be adviced not to get married or have children .",
+                "They might even be advised not to get married or have children .",
+                "He or she might even be advised not to get married or have children .",
+            ),
+        ),
+        settings=(
+            Control("variant", "Variant", "the official script, or gec-metrics' `gleu`"),
+            Control("iterations", "Iterations", "reference draws averaged"),
+            Control("seed_step", "Seed step", "iteration j seeds j × step"),
+            Control("n", "n-gram order", ""),
+            Control("language", "Language", "zh: every character a token"),
+        ),
+        source_label="Source (tokenised)",
+        sentence_view=_space.sentence_view,
+        corpus_row=_space.corpus_row,
     ),
 )

@@ -10,7 +10,8 @@ reads the weights, `metric.py` gathers the statistics and scores them; `SPEC` de
 """
 
 from gecscore.common.exports import lazy_exports
-from gecscore.common.options import MetricSpec, Option, ScriptText, Unshardable, input_options
+from gecscore.common.options import Control, MetricSpec, Option, ScriptText, SpaceText, Unshardable, input_options
+from gecscore.gotoscorer import space as _space
 
 # The public interface beyond SPEC: name -> module of this package.
 _EXPORTS = {**dict.fromkeys(("Chunk", "chunk_sequence", "judge", "judge_gts", "outcome", "typed_counts"), "chunks"),
@@ -116,5 +117,35 @@ Higher is better.
 """,
         codebase_urls=("https://github.com/gotutiyan/gec-metrics",),
         reference_urls=("https://pypi.org/project/gec-metrics/0.1.1/",),
+    ),
+    space=SpaceText(
+        intro=(
+            "# GoToScorer\nGoToScorer as gec-metrics 0.1.1 computes it: the source is cut into chunks against one "
+            "reference (its ERRANT edits, the tokens it keeps and empty insertion slots between them); each chunk is "
+            "a true or false positive, a false negative or a true negative for the hypothesis, and the score is F0.5 "
+            "of the counts. Here every chunk weighs 1 (gec-metrics' default); difficulty weights need many systems "
+            "at once: use `gecscore score gotoscorer --predictions A B C ... -o weights=systems`. Inputs are "
+            "whitespace-tokenised. See the metric card (Gotou, Nagata, Mita & Hanawa, COLING 2020)."
+        ),
+        sentence_examples=(
+            (
+                "This sentences contain gramamtical error .",
+                "This sentence contains a grammatical error .",
+                "This sentence contains a gramamtical error .\n"
+                "These sentences contain grammatical errors .",
+            ),
+            (
+                "He go to school yesterday .",
+                "He went to the school yesterday .",
+                "He went to school yesterday .",
+            ),
+        ),
+        settings=(
+            Control("beta", "β", "F-beta's β (0.5 weighs precision more)"),
+            Control("ref_id", "Reference", "which reference line is scored against (0: first)"),
+        ),
+        source_label="Source (tokenised)",
+        sentence_view=_space.sentence_view,
+        corpus_row=_space.corpus_row,
     ),
 )

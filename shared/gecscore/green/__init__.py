@@ -7,7 +7,8 @@ that gives it the highest F, and the corpus score sums the counts of those refer
 """
 
 from gecscore.common.exports import lazy_exports
-from gecscore.common.options import MetricSpec, Option, ScriptText, input_options, language_option
+from gecscore.common.options import Control, MetricSpec, Option, ScriptText, SpaceText, input_options, language_option
+from gecscore.green import space as _space
 
 # The public interface beyond SPEC: name -> module of this package.
 _EXPORTS = dict.fromkeys(("CATEGORIES", "GREENStatistics", "SummedCounts", "green", "sentence_counts",
@@ -98,5 +99,37 @@ This is gec-metrics 0.1.1's `green`, float for float. Inputs are whitespace-toke
 """,
         codebase_urls=("https://github.com/gotutiyan/gec-metrics",),
         reference_urls=("https://aclanthology.org/2024.inlg-main.25/",),
+    ),
+    space=SpaceText(
+        intro=(
+            "# GREEN\nGREEN as gec-metrics computes it: every n-gram (n = 1..4) of the source, the hypothesis and a "
+            "reference is a true, false or missed deletion, insertion or keep. Per order, precision is true / (true "
+            "+ false) and recall true / (true + missed); their geometric means give F-beta (β = 2). Each sentence is "
+            "scored against its best reference, and a corpus sums those references' counts. Inputs are "
+            "whitespace-tokenised words; with Language zh, raw Chinese, every character a token. See the metric card "
+            "([Koyama et al., INLG 2024](https://aclanthology.org/2024.inlg-main.25/))."
+        ),
+        sentence_examples=(
+            (
+                "Do one who suffered from this disease keep it a secret of infrom their relatives ?",
+                "Does someone who suffers from this disease keep it a secret from their relatives ?",
+                "Does one who suffers from this disease keep it a secret or inform their relatives ?\n"
+                "Does someone who suffers from this disease keep it a secret or inform their relatives ?",
+            ),
+            (
+                "He or she might even be adviced not to get married or have children .",
+                "They might even be advised not to get married or have children .",
+                "He or she might even be advised not to get married or have children .",
+            ),
+        ),
+        settings=(
+            Control("n", "n-gram order", ""),
+            Control("beta", "β", "recall weighs β times as much as precision"),
+            Control("unit", "Unit", "word or character n-grams"),
+            Control("language", "Language", "zh: every character a token"),
+        ),
+        source_label="Source (tokenised)",
+        sentence_view=_space.sentence_view,
+        corpus_row=_space.corpus_row,
     ),
 )

@@ -5,7 +5,7 @@ Read top-down: `metric.py` (inputs → quality estimator → σ(logit) → mean;
 """
 
 from gecscore.common.exports import lazy_exports
-from gecscore.common.options import MetricSpec, Option, ScriptText, input_options
+from gecscore.common.options import Control, MetricSpec, Option, ScriptText, SpaceText, input_options
 
 # The public interface beyond SPEC: name -> module of this package.
 _EXPORTS = {"EMBEDDED": "metric", "embedded_folders": "embedded"}
@@ -96,5 +96,38 @@ estimator (`bert-base-cased` cosine of mean-pooled states) between source and hy
         codebase_urls=("https://github.com/gotutiyan/gec-metrics", "https://github.com/gotutiyan/IMPARA"),
         reference_urls=("https://arxiv.org/abs/2506.02899",),
         homepage="https://huggingface.co/naist-nlp/IMPARA-GED",
+    ),
+    space=SpaceText(
+        intro=(
+            "# IMPARA-GED\nA reference-free metric: a quality estimator fine-tuned for grammatical error detection "
+            "and then on pairs of partial corrections scores each corrected sentence with σ(logit) in [0, 1]; the "
+            "corpus score is the mean. Give several hypotheses of one source (one per line) to rank them. The "
+            "paper's checkpoint is `naist-nlp/IMPARA-GED`; `embedded` is a small MiniLM reproduction (the package "
+            "gecscore-impara-minilm) that runs offline (not the paper's model; CC BY-NC-SA 4.0). See the metric card "
+            "([Sakai et al., Findings of ACL 2025](https://arxiv.org/abs/2506.02899))."
+        ),
+        sentence_examples=(
+            (
+                "Do one who suffered from this disease keep it a secret of infrom their relatives ?",
+                "Do people who suffer from this disease keep it a secret from their relatives ?\n"
+                "Does one who suffered from this disease keep it a secret to infrom their relatives ?\n"
+                "Should someone who suffered from this disease keep it a secret or inform their relatives ?\n"
+                "Does someone who suffers from this disease keep it a secret from their relatives ?\n"
+                "Do one who suffered from this disease keep it a secret of infrom their relatives ?",
+            ),
+            (
+                "Without their concern and support , we are hard to stay until this time .",
+                "Without their concern and support , it would be hard to stay until this time .\n"
+                "Without their concern and support , we would have been hard-pressed to stay until this time .\n"
+                "Without their concern and support , we are hard pressed to stay until this time .\n"
+                "Without their concern and support , we are hard to stay until this time .",
+            ),
+        ),
+        # The offline quality estimator (package gecscore-impara-minilm) first; the paper's checkpoint needs the Hub.
+        settings=(
+            Control("model", "Model", "quality estimator: hub id, local checkpoint or embedded",
+                    models=(("embedded", None), ("naist-nlp/IMPARA-GED", None))),
+            Control("variant", "Variant", "impara = the original IMPARA (QE + similarity filter with bert-base-cased)"),
+        ),
     ),
 )

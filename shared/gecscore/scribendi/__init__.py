@@ -6,7 +6,7 @@ Levenshtein distance ratio at least `threshold`), else −1; the corpus score is
 gec-metrics 0.1.1 does; `SPEC` declares the options once.
 """
 
-from gecscore.common.options import MetricSpec, Option, ScriptText, input_options
+from gecscore.common.options import Control, MetricSpec, Option, ScriptText, SpaceText, input_options
 
 SPEC = MetricSpec(
     name="scribendi",
@@ -84,5 +84,29 @@ score is the sum of the sentence scores; higher is better. Computed as gec-metri
 """,
         codebase_urls=("https://github.com/gotutiyan/gec-metrics",),
         reference_urls=("https://aclanthology.org/2021.emnlp-main.239/",),
+    ),
+    space=SpaceText(
+        intro=(
+            "# Scribendi\nA reference-free metric: an unchanged sentence scores 0; a changed one scores 1 when GPT-2 "
+            "finds the correction less perplexing than the source and the correction stays close to it (token sort "
+            "ratio or Levenshtein distance ratio at least the threshold), else −1. The corpus score is the sum. "
+            "Computed as gec-metrics computes it; the language model is loaded from the Hugging Face Hub, or give a "
+            "local directory. See the metric card ([Islam & Magnani, EMNLP "
+            "2021](https://aclanthology.org/2021.emnlp-main.239/))."
+        ),
+        sentence_examples=(
+            (
+                "Do one who suffered from this disease keep it a secret of infrom their relatives ?",
+                "Does someone who suffers from this disease keep it a secret from their relatives ?\n"
+                "Should people with this illness tell nobody in their family about it ?\n"
+                "Do one who suffered from this disease keep it a secret of infrom their relatives ?",
+            ),
+        ),
+        # GPT-2 comes from the Hugging Face Hub; without it the page says it could not be loaded.
+        settings=(
+            Control("model", "Language model", "hub id or local directory"),
+            Control("threshold", "Threshold", "token sort or Levenshtein ratio needed"),
+        ),
+        score_key="scribendi",
     ),
 )

@@ -5,7 +5,7 @@ weighted sum of the three min-max normalised ratings, and the corpus score their
 `metric.py` loads the regressors, runs them and scores; `SPEC` declares the options once.
 """
 
-from gecscore.common.options import MetricSpec, Option, ScriptText, input_options
+from gecscore.common.options import Control, MetricSpec, Option, ScriptText, SpaceText, input_options
 
 SPEC = MetricSpec(
     name="some",
@@ -88,5 +88,34 @@ gec-metrics 0.1.1 computes it (its default checkpoints `gfm-models/grammer`, `gf
 """,
         codebase_urls=("https://github.com/kokeman/SOME", "https://github.com/gotutiyan/gec-metrics"),
         reference_urls=("https://aclanthology.org/2020.coling-main.573/",),
+    ),
+    space=SpaceText(
+        intro=(
+            "# SOME\nA reference-free metric: three BERT regressors trained on human ratings rate each corrected "
+            "sentence's grammaticality, fluency and (with its source) meaning preservation; the score is 0.55 G + "
+            "0.43 F + 0.02 M of the ratings normalised to [0, 1], and the corpus score is the mean. Computed as "
+            "gec-metrics computes it. The regressors (`gfm-models/grammer`, `/fluency`, `/meaning`) are loaded from "
+            "the Hugging Face Hub, or give local directories. Give several hypotheses of one source (one per line) "
+            "to rank them. See the metric card ([Yoshimura et al., COLING "
+            "2020](https://aclanthology.org/2020.coling-main.573/))."
+        ),
+        sentence_examples=(
+            (
+                "Do one who suffered from this disease keep it a secret of infrom their relatives ?",
+                "Do people who suffer from this disease keep it a secret from their relatives ?\n"
+                "Does someone who suffers from this disease keep it a secret from their relatives ?\n"
+                "Do one who suffered from this disease keep it a secret of infrom their relatives ?",
+            ),
+        ),
+        # The regressors come from the Hugging Face Hub; without it the page says which one could not be loaded.
+        settings=(
+            Control("model_g", "Grammaticality model", "hub id or local directory"),
+            Control("model_f", "Fluency model", "hub id or local directory"),
+            Control("model_m", "Meaning model", "hub id or local directory"),
+            Control("weight_g", "Weight G", ""),
+            Control("weight_f", "Weight F", ""),
+            Control("weight_m", "Weight M", ""),
+        ),
+        score_key="some",
     ),
 )

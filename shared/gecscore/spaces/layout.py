@@ -51,22 +51,24 @@ class CorpusPanel:
 
 
 def option_control(metric: str, name: str, label: str, info: str | None = None,
-                   choices: Sequence[Any] | None = None) -> gr.Component:
+                   choices: Sequence[Any] | None = None, value: Any = None) -> gr.Component:
     """The control of a registry option, its values, default and range from the metric's schema (so a Space
     cannot offer what the metric refuses): a radio for allowed values, a checkbox for a flag, a number otherwise.
-    `choices` narrows the allowed values (it must be a subset); `info` defaults to the option's doc."""
+    `choices` narrows the allowed values (it must be a subset); `info` defaults to the option's doc; `value` is
+    shown instead of the default."""
     option = registry.SPECS[metric].option(name)
     info = option.doc if info is None else info
+    default = option.default if value is None else value
     if option.choices:
         shown = list(option.choices if choices is None else choices)
         if not set(shown) <= set(option.choices):
             raise ValueError(f"{metric}.{name}: {shown} are not all among {list(option.choices)}")
         control = gr.Dropdown if len(shown) > MAX_RADIO else gr.Radio  # a long list of buttons reads badly
-        return control(shown, value=option.default if option.default in shown else shown[0], label=label, info=info)
+        return control(shown, value=default if default in shown else shown[0], label=label, info=info)
     if option.type == "bool":
-        return gr.Checkbox(value=option.default, label=label, info=info)
+        return gr.Checkbox(value=default, label=label, info=info)
     if option.type in ("int", "float"):
-        return gr.Number(value=option.default, minimum=option.minimum, maximum=option.maximum, label=label,
+        return gr.Number(value=default, minimum=option.minimum, maximum=option.maximum, label=label,
                          info=info, precision=0 if option.type == "int" else None)
     raise ValueError(f"{metric}.{name} ({option.type}) has no control")
 

@@ -10,6 +10,7 @@ from typing import Any, Mapping, Sequence
 
 import pandas as pd
 
+from gecscore.common.results import markdown_table
 from gecscore.spaces.messages import ok_box
 
 _DOWNLOADS: Path | None = None
@@ -23,9 +24,7 @@ def number(value: Any) -> Any:
 def scores_markdown(values: Mapping[str, Any], keys: Sequence[str], labels: Mapping[str, str] | None = None) -> str:
     """A one-row Markdown table of the given scores."""
     labels = labels or {}
-    head = " | ".join(labels.get(k, k) for k in keys)
-    body = " | ".join(f"{float(values[k]):.4f}" for k in keys)
-    return f"| {head} |\n|{'---|' * len(keys)}\n| {body} |"
+    return markdown_table([labels.get(k, k) for k in keys], [[float(values[k]) for k in keys]])
 
 
 def headline(result: Mapping[str, Any], drop: Sequence[str]) -> dict[str, Any]:
