@@ -71,7 +71,7 @@ CASES = {
     "impara_ged": Case(["embedded", "impara_ged"], {"model": "embedded"}, ["naist-nlp/IMPARA-GED", "impara_ged"],
                        ("score",), "text=Ranking (best first)"),
     "gleu": Case(["official", 500, 101, 4, "en"], {}, [], ("gleu", "std"), "text=SentGLEU"),
-    "gotoscorer": Case([0.5, 0], {}, [], ("f0.5", "precision", "recall", "tp", "fp", "fn", "tn"),
+    "gotoscorer": Case([0.5, 0, "en"], {}, [], ("f0.5", "precision", "recall", "tp", "fp", "fn", "tn"),
                        "text=Reference chunks"),
     "green": Case([4, 2.0, "word", "en"], {}, [], ("green", "precision", "recall"), "text=missed"),
     "bertscore": Case(["minilm", 6, "f", False], {"model": "minilm", "layer": 6, "rescale_with_baseline": False},
@@ -290,6 +290,19 @@ def test_gleu_space_scores_chinese_and_french(served, modules):
         expected = modules("gleu").compute(sources=[source], predictions=[hypothesis],
                                            references=[references.splitlines()], language=language)
         assert results[-1]["gleu"] == expected["gleu"] and f"language:{language}" in results[-1]["signature"]
+
+
+@pytest.mark.parametrize("served", ["gotoscorer"], indirect=True)
+def test_gotoscorer_space_scores_french_with_plain_edits(served, modules):
+    """An edit-based Space in another language: the page's numbers and signature are the module's."""
+    source, hypothesis, reference = ("Je suis allé à l' école hier .", "Je suis allée à l' école .",
+                                     "Je suis allée à l' école hier .")
+    status, view, raw = served.client.predict(source, hypothesis, reference, 0.5, 0, "fr", api_name="/score_sentence")
+    assert status.startswith("\u2713"), status
+    expected = modules("gotoscorer").compute(sources=[source], predictions=[hypothesis], references=[[reference]],
+                                             language="fr")
+    assert raw["f0.5"] == expected["f0.5"] and "language:fr|edits:plain" in raw["signature"]
+    assert "| allé | allée | R |" in view  # the chunk typed by its operation
 
 
 # --- the offline defaults: every Space against its module --------------------------------------------------------

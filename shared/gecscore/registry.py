@@ -83,11 +83,11 @@ PRESETS: dict[str, Preset] = {
                      ("beta", "convention", "evaluation", "edit_size", "filter_types", "language")),
     "senterrant": Preset("pt_m2", "SentERRANT", {"variant": "senterrant", "scorer": "self"},
                          "mean of sentence ERRANT F-beta (pt_m2, variant='senterrant', scorer='self')",
-                         ("beta",)),
+                         ("beta", "language")),
     "m2": Preset("pt_m2", "M²", {"variant": "m2", "scorer": "self"}, "MaxMatch M² F-beta (pt_m2, variant='m2', "
-                 "scorer='self')", ("beta", "max_unchanged_words")),
+                 "scorer='self')", ("beta", "max_unchanged_words", "language")),
     "sentm2": Preset("pt_m2", "SentM²", {"variant": "sentm2", "scorer": "self"}, "mean of sentence M² F-beta (pt_m2, "
-                     "variant='sentm2', scorer='self')", ("beta", "max_unchanged_words")),
+                     "variant='sentm2', scorer='self')", ("beta", "max_unchanged_words", "language")),
     "cleme": Preset("cleme2", "CLEME", {"variant": "cleme"}, "CLEME v1 chunk P/R/F (cleme2, variant='cleme')"),
     "impara": Preset("impara_ged", "IMPARA", {"variant": "impara"},
                      "the original IMPARA (impara_ged, variant='impara')"),

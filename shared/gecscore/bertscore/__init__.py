@@ -6,6 +6,7 @@
 """
 
 from gecscore.common.exports import lazy_exports
+from gecscore.common.examples import REFERENCE_EXAMPLES
 from gecscore.common.options import Control, MetricSpec, Option, ScriptText, SpaceText, Unshardable, input_options
 
 # The public interface beyond SPEC: name -> module of this package.
@@ -102,19 +103,7 @@ mean over sentences. The sources are not read. Higher is better.
             "the mean over sentences. `minilm` runs offline (no baseline: rescaling off). See the metric card "
             "([Zhang et al., ICLR 2020](https://openreview.net/forum?id=SkeHuCVFDr))."
         ),
-        sentence_examples=(
-            (
-                "Do one who suffered from this disease keep it a secret of infrom their relatives ?",
-                "Does someone who suffers from this disease keep it a secret from their relatives ?",
-                "Does one who suffers from this disease keep it a secret or inform their relatives ?\n"
-                "Does someone who suffers from this disease keep it a secret or inform their relatives ?",
-            ),
-            (
-                "He or she might even be adviced not to get married or have children .",
-                "They might even be advised not to get married or have children .",
-                "He or she might even be advised not to get married or have children .",
-            ),
-        ),
+        sentence_examples=REFERENCE_EXAMPLES,
         # The offline MiniLM first (no bert_score baseline: rescaling off); gec-metrics' default needs the Hub.
         settings=(
             Control("model", "Model", "encoder: hub id or local path",

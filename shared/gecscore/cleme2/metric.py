@@ -42,7 +42,8 @@ from gecscore.common.fbeta import prf
 from gecscore.common.guarded import Value, choose, ratio
 from gecscore.common.inputs import metric_texts, prepare
 from gecscore.common.results import MetricResult, NOISE_WEIGHTS, TRUNCATED, flag, merge, sentence_core
-from gecscore.common.signature import make_signature
+from gecscore.common.plain_edits import extractor_for
+from gecscore.common.signature import language_setting, make_signature
 from gecscore.common.statistics import Statistics
 
 _DEFAULTS = SPEC.defaults
@@ -120,6 +121,7 @@ class ClemeConfig:
     layer: int | None = _DEFAULTS["layer"]
     tokenize: bool = _DEFAULTS["tokenize"]
     robust: bool = _DEFAULTS["robust"]
+    language: str = _DEFAULTS["language"]
 
     def __post_init__(self) -> None:
         for setting in fields(self):
@@ -159,6 +161,7 @@ class ClemeConfig:
             out.update(model=self.model, layer="default" if self.layer is None else self.layer)
         elif self.weighting == "llm":
             out["model"] = self.model
+        out.update(language_setting({"language": self.language}, edits=True))
         out.update(tokenize="spacy" if self.tokenize else "none", robust=self.robust)
         return out
 
@@ -251,8 +254,7 @@ def degenerate_weights(samples: Sequence[Sample], labels: Sequence[Sequence[Sequ
 
 
 #: The settings of `ClemeConfig`, registry option names.
-CONFIG_FIELDS = ("variant", "level", "assumption", "weighting", "alpha", "beta", "release", "model", "layer",
-                 "tokenize", "robust")
+CONFIG_FIELDS = tuple(setting.name for setting in fields(ClemeConfig))
 ROBUST_NOISE_UNSHARDABLE = ("robust=True gave chunks with float-noise weights the corpus-wide mean chunk weight, "
                             "which no shard knows; score unsharded, or with robust=False")
 
@@ -360,8 +362,11 @@ def text_samples(sources: Sequence[str] | None, predictions: Sequence[str] | Non
         if config.tokenize:
             raise ValueError("`tokenize` does not apply to M2 input (`hyp_m2`, `ref_m2` are tokenised already); "
                              "drop `tokenize`")
+        if config.language != "en":
+            raise ValueError("`language` applies to text, whose edits it extracts; M2 input (`hyp_m2`, `ref_m2`) "
+                             "has its tokens and edits already: drop `language`")
         return samples_from_m2(hyp_m2, ref_m2)
-    return samples_from_text(sources, predictions, references, progress=progress)
+    return samples_from_text(sources, predictions, references, extractor_for(config.language), progress=progress)
 
 
 def cleme_score(sources: Sequence[str] | None = None, predictions: Sequence[str] | None = None,

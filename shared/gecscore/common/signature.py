@@ -37,8 +37,11 @@ def make_signature(metric: str, settings: Mapping[str, Any], libraries: tuple[st
     return "|".join(parts)
 
 
-def language_setting(options: Mapping[str, Any]) -> dict[str, Any]:
+def language_setting(options: Mapping[str, Any], edits: bool = False) -> dict[str, Any]:
     """`{"language": ...}` for a signature when it is not English (English signatures stay as they were before
-    the option existed)."""
+    the option existed); for a metric that extracts edits (`edits`), also how: `plain` edits typed M/R/U
+    (`gecscore.common.plain_edits`)."""
     language = options.get("language", "en")
-    return {} if language == "en" else {"language": language}
+    if language == "en":
+        return {}
+    return {"language": language, **({"edits": "plain", "types": "M/R/U"} if edits else {})}

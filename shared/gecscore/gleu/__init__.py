@@ -8,6 +8,7 @@ them; `counting.py` counts k-grams (per sentence, and for a whole run with array
 """
 
 from gecscore.common.exports import lazy_exports
+from gecscore.common.examples import REFERENCE_EXAMPLES
 from gecscore.common.options import Control, MetricSpec, Option, ScriptText, SpaceText, input_options, language_option
 from gecscore.gleu import space as _space
 
@@ -118,19 +119,7 @@ deviation and a normal 95% interval. Inputs are whitespace-tokenised sentences. 
             "Language zh, raw Chinese, every character a token. See the metric card ([Napoles et al., ACL "
             "2015](https://aclanthology.org/P15-2097/))."
         ),
-        sentence_examples=(
-            (
-                "Do one who suffered from this disease keep it a secret of infrom their relatives ?",
-                "Does someone who suffers from this disease keep it a secret from their relatives ?",
-                "Does one who suffers from this disease keep it a secret or inform their relatives ?\n"
-                "Does someone who suffers from this disease keep it a secret or inform their relatives ?",
-            ),
-            (
-                "He or she might even be adviced not to get married or have children .",
-                "They might even be advised not to get married or have children .",
-                "He or she might even be advised not to get married or have children .",
-            ),
-        ),
+        sentence_examples=REFERENCE_EXAMPLES,
         settings=(
             Control("variant", "Variant", "the official script, or gec-metrics' `gleu`"),
             Control("iterations", "Iterations", "reference draws averaged"),

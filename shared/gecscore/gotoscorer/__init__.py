@@ -10,7 +10,9 @@ reads the weights, `metric.py` gathers the statistics and scores them; `SPEC` de
 """
 
 from gecscore.common.exports import lazy_exports
-from gecscore.common.options import Control, MetricSpec, Option, ScriptText, SpaceText, Unshardable, input_options
+from gecscore.common.options import (
+    Control, MetricSpec, Option, ScriptText, SpaceText, Unshardable, input_options, language_option,
+)
 from gecscore.gotoscorer import space as _space
 
 # The public interface beyond SPEC: name -> module of this package.
@@ -56,6 +58,7 @@ SPEC = MetricSpec(
         Option("beta", "float", 0.5, "β of the F-score", minimum=0),
         Option("save_weights", "str", None, "with weights='systems': also write the weights to this path as "
                "gec-metrics' weight file (the JSON its generator writes, byte for byte)", kind="output"),
+        language_option(edits=True),
         *input_options(robust="nothing else changes: perfect corrections already score 1"),
         Option("return_sentence_scores", "bool", False, "also return per-sentence records: F, precision, recall, "
                "weighted counts, chunks (aliases `sentence_scores`, `sentences`)", kind="output"),
@@ -143,6 +146,7 @@ Higher is better.
         settings=(
             Control("beta", "β", "F-beta's β (0.5 weighs precision more)"),
             Control("ref_id", "Reference", "which reference line is scored against (0: first)"),
+            Control("language", "Language", "not en: edits with no English rules, typed M/R/U"),
         ),
         source_label="Source (tokenised)",
         sentence_view=_space.sentence_view,

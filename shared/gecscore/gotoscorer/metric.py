@@ -20,12 +20,12 @@ from typing import Any, ClassVar, Mapping, Sequence
 
 from gecscore.common.bootstrap import Aggregate
 from gecscore.common.caller import warn
-from gecscore.common.edits import get_extractor
 from gecscore.common.errant_compare import category_of
 from gecscore.common.errant_scoring import Counts, FScore, errant_greedy
 from gecscore.common.inputs import UnusedReferencesWarning
 from gecscore.common.results import MetricResult, ZERO_WEIGHT_EDITS, flag, sentence_core
-from gecscore.common.signature import make_signature
+from gecscore.common.plain_edits import extractor_for
+from gecscore.common.signature import language_setting, make_signature
 from gecscore.common.statistics import Statistics
 from gecscore.gotoscorer import SPEC, WEIGHT_MODES
 from gecscore.gotoscorer.chunks import COUNTED, DUMMY, Chunk, chunk_sequence, outcome, typed_counts
@@ -75,15 +75,16 @@ def statistics_systems(sources: Sequence[str], systems: Mapping[str, Sequence[st
              f"sentences have more, which are not used. Pass ref_id=K to say which one, or give one reference per "
              f"sentence", UnusedReferencesWarning)
     pairs = [(i, source, ref) for i, (source, refs) in enumerate(zip(sources, references)) for ref in refs]
-    flat = _chunks([p[1] for p in pairs], [p[2] for p in pairs], progress)
+    flat = _chunks([p[1] for p in pairs], [p[2] for p in pairs], opts["language"], progress)
     reference_chunks: list[list[list[Chunk]]] = [[] for _ in sources]
     for (i, _, _), chunks in zip(pairs, flat):
         reference_chunks[i].append(chunks)
-    system_chunks = {name: _chunks(sources, hyps, progress) for name, hyps in predictions.items()}
+    system_chunks = {name: _chunks(sources, hyps, opts["language"], progress) for name, hyps in predictions.items()}
     weights, weight_name = _weights(opts["weights"], reference_chunks, system_chunks, ref_id, opts["save_weights"],
                                     opts["rules"])
     rules = {"rules": opts["rules"]} if opts["rules"] != "gec-metrics" else {}  # English signatures unchanged
-    signature = make_signature("gotoscorer", {**{k: opts[k] for k in SETTINGS}, "weights": weight_name, **rules},
+    signature = make_signature("gotoscorer", {**{k: opts[k] for k in SETTINGS}, "weights": weight_name, **rules,
+                                              **language_setting(opts, edits=True)},
                                libraries=("errant", "spacy"))
     return {name: _system_statistics(reference_chunks, hyp_chunks, weights, opts, signature)
             for name, hyp_chunks in system_chunks.items()}
@@ -130,10 +131,10 @@ def score(stats: GoToScorerStatistics) -> MetricResult:
 # Helpers
 
 
-def _chunks(sources: Sequence[str], targets: Sequence[str], progress: bool) -> list[list[Chunk]]:
+def _chunks(sources: Sequence[str], targets: Sequence[str], language: str, progress: bool) -> list[list[Chunk]]:
     """Every source's chunk sequence against its target (ERRANT edits, `noop` and `UNK` left out as gec-metrics
-    does)."""
-    edits = get_extractor().extract(sources, targets, progress=progress)
+    does; in another language, plain edits)."""
+    edits = extractor_for(language).extract(sources, targets, progress=progress)
     return [chunk_sequence(e, source.split(" ")) for e, source in zip(edits, sources)]
 
 

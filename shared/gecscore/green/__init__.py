@@ -7,6 +7,7 @@ that gives it the highest F, and the corpus score sums the counts of those refer
 """
 
 from gecscore.common.exports import lazy_exports
+from gecscore.common.examples import REFERENCE_EXAMPLES
 from gecscore.common.options import Control, MetricSpec, Option, ScriptText, SpaceText, input_options, language_option
 from gecscore.green import space as _space
 
@@ -109,19 +110,7 @@ This is gec-metrics 0.1.1's `green`, float for float. Inputs are whitespace-toke
             "whitespace-tokenised words; with Language zh, raw Chinese, every character a token. See the metric card "
             "([Koyama et al., INLG 2024](https://aclanthology.org/2024.inlg-main.25/))."
         ),
-        sentence_examples=(
-            (
-                "Do one who suffered from this disease keep it a secret of infrom their relatives ?",
-                "Does someone who suffers from this disease keep it a secret from their relatives ?",
-                "Does one who suffers from this disease keep it a secret or inform their relatives ?\n"
-                "Does someone who suffers from this disease keep it a secret or inform their relatives ?",
-            ),
-            (
-                "He or she might even be adviced not to get married or have children .",
-                "They might even be advised not to get married or have children .",
-                "He or she might even be advised not to get married or have children .",
-            ),
-        ),
+        sentence_examples=REFERENCE_EXAMPLES,
         settings=(
             Control("n", "n-gram order", ""),
             Control("beta", "β", "recall weighs β times as much as precision"),

@@ -5,6 +5,7 @@ Read top-down: `metric.py` (inputs → quality estimator → σ(logit) → mean;
 """
 
 from gecscore.common.exports import lazy_exports
+from gecscore.common.examples import DISEASE
 from gecscore.common.options import Control, MetricSpec, Option, ScriptText, SpaceText, input_options
 
 # The public interface beyond SPEC: name -> module of this package.
@@ -108,12 +109,12 @@ estimator (`bert-base-cased` cosine of mean-pooled states) between source and hy
         ),
         sentence_examples=(
             (
-                "Do one who suffered from this disease keep it a secret of infrom their relatives ?",
+                DISEASE,
                 "Do people who suffer from this disease keep it a secret from their relatives ?\n"
                 "Does one who suffered from this disease keep it a secret to infrom their relatives ?\n"
                 "Should someone who suffered from this disease keep it a secret or inform their relatives ?\n"
                 "Does someone who suffers from this disease keep it a secret from their relatives ?\n"
-                "Do one who suffered from this disease keep it a secret of infrom their relatives ?",
+                + DISEASE,
             ),
             (
                 "Without their concern and support , we are hard to stay until this time .",

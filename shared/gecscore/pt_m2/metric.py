@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal, Mapping, Sequence
 
 from gecscore.pt_m2 import lattice as m2
 from gecscore.common.inputs import (
-    check_encoder_work, check_references, check_same_length, check_texts, tokenise_or_check,
+    check_encoder_work, check_references, check_same_length, check_texts, language_tokenizer, tokenise_or_check,
 )
 from gecscore.common.results import (
     INCONSISTENT_COUNTS, MetricResult, TRUNCATED, ZERO_WEIGHT_EDITS, flag, merge, sentence_core,
@@ -41,7 +41,8 @@ from gecscore.common.errant_scoring import errant_greedy
 from gecscore.common.error_types import as_lists, corpus_types, type_table
 from gecscore.common.m2io import M2Sentence, edits_to_m2, m2_references, m2_target, read_m2_input
 from gecscore.common.progress import progress_bar
-from gecscore.common.signature import make_signature
+from gecscore.common.plain_edits import extractor_for
+from gecscore.common.signature import language_setting, make_signature
 from gecscore.common.statistics import Statistics
 from gecscore.pt_m2 import SPEC
 from gecscore.pt_m2.lattice import AnnotatorEdits, M2Counts, SysEdit, m2_greedy
@@ -509,7 +510,7 @@ def sentence_record(sentence: SentenceResult, variant: str) -> dict:
 
 
 def signature(variant: str, scorer: str, similarity: Similarity | None, beta: float, max_unchanged_words: int,
-              gold: str, robust: bool = False, tokenize: bool = False) -> str:
+              gold: str, robust: bool = False, tokenize: bool = False, language: str = "en") -> str:
     """The version signature of a PT-M² / PT-ERRANT result."""
     settings: dict[str, object] = {"variant": variant, "scorer": scorer}
     if similarity is not None:
@@ -519,6 +520,8 @@ def signature(variant: str, scorer: str, similarity: Similarity | None, beta: fl
     if variant in ("m2", "sentm2"):
         settings["max_unchanged_words"] = max_unchanged_words
     settings["gold"] = gold
+    settings.update(language_setting({"language": language}, edits=gold == "references" or variant in ("errant",
+                                                                                                     "senterrant")))
     settings["tokenize"] = "spacy" if tokenize else "none"
     settings["robust"] = robust
     return make_signature("pt_m2", settings)
@@ -542,8 +545,11 @@ def _statistics(sources: Sequence[str], predictions: Sequence[str], references: 
         raise ValueError("pass `references` (corrected sentences) or `gold_m2` (an M2 annotation)")
     if gold is not None and len(gold) != n:
         raise ValueError(f"`gold_m2` has {len(gold)} sentences but there are {n} predictions")
+    language = opts["language"]
+    nlp = language_tokenizer(language) if opts["tokenize"] and language != "en" else None
     sources, (predictions,), refs = tokenise_or_check(sources, [predictions], refs, tokenize=opts["tokenize"],
-                                                      fixed=gold is not None)
+                                                      fixed=gold is not None, nlp=nlp)
+    extractor = extractor_for(language)
     if gold is not None and variant in ("m2", "sentm2"):
         check_type_level(gold, opts["return_types"])
     similarity = None
@@ -556,19 +562,19 @@ def _statistics(sources: Sequence[str], predictions: Sequence[str], references: 
         if gold is not None:
             texts = gold_references(gold, refs if given else None)
         else:
-            gold, texts = gold_from_references(sources, refs, progress=progress)
+            gold, texts = gold_from_references(sources, refs, extractor=extractor, progress=progress)
         candidates, degenerate = m2_candidates(sources, predictions, gold, reference_texts=texts,
                                                max_unchanged_words=opts["max_unchanged_words"],
                                                robust=opts["robust"], **common)
     else:
         if not given:
             refs = m2_references(gold)
-        candidates, degenerate = errant_candidates(sources, predictions, refs, extractor=default_extractor(), **common)
+        candidates, degenerate = errant_candidates(sources, predictions, refs, extractor=extractor, **common)
     settings = {**opts, "gold_m2": None}  # the M2 itself is in the candidates; its kind is in the signature
     return PTStatistics(settings=settings, degenerate=tuple(degenerate),
                         signature=signature(variant, scorer, similarity, beta, opts["max_unchanged_words"],
                                             "m2" if gold_m2 is not None else "references", opts["robust"],
-                                            opts["tokenize"]),
+                                            opts["tokenize"], language),
                         candidates=tuple(tuple(cands) for cands in candidates))
 
 

@@ -6,6 +6,7 @@ Levenshtein distance ratio at least `threshold`), else −1; the corpus score is
 gec-metrics 0.1.1 does; `SPEC` declares the options once.
 """
 
+from gecscore.common.examples import DISEASE
 from gecscore.common.options import Control, MetricSpec, Option, ScriptText, SpaceText, input_options
 
 SPEC = MetricSpec(
@@ -96,10 +97,10 @@ score is the sum of the sentence scores; higher is better. Computed as gec-metri
         ),
         sentence_examples=(
             (
-                "Do one who suffered from this disease keep it a secret of infrom their relatives ?",
+                DISEASE,
                 "Does someone who suffers from this disease keep it a secret from their relatives ?\n"
                 "Should people with this illness tell nobody in their family about it ?\n"
-                "Do one who suffered from this disease keep it a secret of infrom their relatives ?",
+                + DISEASE,
             ),
         ),
         # GPT-2 comes from the Hugging Face Hub; without it the page says it could not be loaded.

@@ -5,6 +5,7 @@ weighted sum of the three min-max normalised ratings, and the corpus score their
 `metric.py` loads the regressors, runs them and scores; `SPEC` declares the options once.
 """
 
+from gecscore.common.examples import DISEASE
 from gecscore.common.options import Control, MetricSpec, Option, ScriptText, SpaceText, input_options
 
 SPEC = MetricSpec(
@@ -101,10 +102,10 @@ gec-metrics 0.1.1 computes it (its default checkpoints `gfm-models/grammer`, `gf
         ),
         sentence_examples=(
             (
-                "Do one who suffered from this disease keep it a secret of infrom their relatives ?",
+                DISEASE,
                 "Do people who suffer from this disease keep it a secret from their relatives ?\n"
                 "Does someone who suffers from this disease keep it a secret from their relatives ?\n"
-                "Do one who suffered from this disease keep it a secret of infrom their relatives ?",
+                + DISEASE,
             ),
         ),
         # The regressors come from the Hugging Face Hub; without it the page says which one could not be loaded.

@@ -5,7 +5,7 @@ vectors, masses and the transport itself), `plot.py` (the transport heatmap). `S
 """
 
 from gecscore.common.exports import lazy_exports
-from gecscore.common.options import MetricSpec, Option, ScriptText, input_options
+from gecscore.common.options import LANGUAGES, MetricSpec, Option, ScriptText, input_options
 
 # The public interface beyond SPEC: name -> module of this package.
 _EXPORTS = {"edit_label": "plot", "plot_transport": "plot"}
@@ -65,10 +65,13 @@ SPEC = MetricSpec(
                "2+:n or n:2+ edits)", choices=("all", "single", "multi"), variants=("errant",)),
         Option("filter_types", "str_list", (), "errant_compare's -filt: error types left out (e.g. ['R:SPELL'])",
                variants=("errant",)),
-        Option("language", "str", "en", "'en' (ERRANT, English) or 'zh': ChERRANT's char-level scorer of Chinese "
-               "M2 files (MuCGEC, NLPCC-2018): correction keys without spaces, 无法标注 sentences skipped; needs "
-               "`hyp_m2`/`ref_m2` and convention 'errant_compare' (Chinese edit extraction from text is not built "
-               "yet)", choices=("en", "zh"), variants=("errant",)),
+        Option("language", "str", "en", "'en': ERRANT's English edits; 'zh': ChERRANT's char-level scorer of "
+               "Chinese M2 files (MuCGEC, NLPCC-2018): correction keys without spaces, 无法标注 sentences skipped; "
+               "needs `hyp_m2`/`ref_m2` and convention 'errant_compare' (Chinese edit extraction from text is not "
+               "built yet); any other: edits from text with no English rules (a Levenshtein alignment of the "
+               "tokens, each run of changes one edit, as ERRANT's -lev -merge all-merge), typed only M, R or U; "
+               "`tokenize` applies the language's spaCy tokenizer rules. Recorded in the signature unless 'en'",
+               choices=LANGUAGES, variants=("errant",)),
         *input_options(robust="zero-mass edits leave the transport and transported mass is capped (see the card's "
                        "*Degenerate transports and robust mode*)"),
         Option("return_sentence_scores", "bool", False, "also return per-sentence scores (aliases "

@@ -22,12 +22,13 @@ from gecscore.common.errant_compare import CompareResult, CompareSettings
 from gecscore.common.errant_scoring import PRF, Counts, FScore, errant_greedy, total, typed_edit_counts
 from gecscore.common.error_types import as_lists, corpus_types, type_table
 from gecscore.common.inputs import check_encoder_work, metric_texts, prepare
+from gecscore.common.plain_edits import PLAIN, PLAIN_TYPES
 from gecscore.common.progress import progress_bar
 from gecscore.common.results import (
     DEGENERATE_TRANSPORT, NOT_ANNOTATABLE, OVER_TRANSPORT, TRUNCATED, ZERO_WEIGHT_EDITS, DegenerateOutputWarning,
     MetricResult, flag, merge, sentence_core,
 )
-from gecscore.common.signature import make_signature
+from gecscore.common.signature import language_setting, make_signature
 from gecscore.common.statistics import Statistics
 from gecscore.uot_errant import SPEC, compare
 from gecscore.uot_errant.transport import (
@@ -80,7 +81,7 @@ def statistics_systems(sources: Sequence[str] | None, systems: Mapping[str, Sequ
                              "convention='errant_compare'")
         scored = compare.score_m2(opts["hyp_m2"], opts["ref_m2"], config.compare_settings)
         return {name: _compare_statistics(scored, opts, config.signature()) for name in systems}
-    if config.language != "en":
+    if config.language == "zh":
         raise ValueError(f"language={config.language!r} scores ChERRANT char-level M2 files: pass `hyp_m2` and "
                          "`ref_m2` (Chinese edit extraction from text is not built yet)")
     scorer = UOTErrant(config, progress=progress, warn=False, max_tokens=opts["max_tokens"], from_input_layer=True)
@@ -175,11 +176,20 @@ class UOTConfig:
         for setting in fields(self):
             object.__setattr__(self, setting.name, SPEC.option(setting.name).check(getattr(self, setting.name)))
         if self.convention != "errant_compare":
-            changed = [n for n in ("evaluation", "edit_size", "filter_types", "language")
-                       if getattr(self, n) != _DEFAULTS[n]]
+            changed = [n for n in ("evaluation", "edit_size", "filter_types") if getattr(self, n) != _DEFAULTS[n]]
+            changed += ["language"] if self.language == "zh" else []
             if changed:
                 raise ValueError(f"`{changed[0]}` is errant_compare's option: it needs variant='errant' and "
                                  "convention='errant_compare'")
+        foreign = [t for t in self.filter_types if t not in (*PLAIN_TYPES, "UNK")]
+        if self.plain_edits and foreign:
+            raise ValueError(f"`filter_types` {foreign} are ERRANT's English error types; with "
+                             f"language={self.language!r} edits are typed only {', '.join(PLAIN_TYPES)}")
+
+    @property
+    def plain_edits(self) -> bool:
+        """Whether edits come from `plain_edits` (a language other than English and Chinese)."""
+        return self.language not in ("en", "zh")
 
     @property
     def rule(self) -> FScore:
@@ -195,7 +205,7 @@ class UOTConfig:
     def compare_settings(self) -> CompareSettings:
         """errant_compare's flags (`convention='errant_compare'`)."""
         return CompareSettings(self.beta, self.evaluation, self.edit_size, frozenset(self.filter_types),
-                               self.language)
+                               "zh" if self.language == "zh" else "en")
 
     def signature(self) -> str:
         """Version signature of this configuration."""
@@ -207,8 +217,10 @@ class UOTConfig:
         if self.variant == "errant" and self.convention == "errant_compare":
             settings.update(convention=self.convention, evaluation=self.evaluation, edit_size=self.edit_size,
                             filter_types=list(self.filter_types) or "none")
-            if self.language != "en":  # English signatures stay as they were
+            if self.language == "zh":  # English signatures stay as they were
                 settings.update(language=self.language, scorer="cherrant")
+        if self.plain_edits:
+            settings.update(language_setting({"language": self.language}, edits=True))
         settings["tokenize"] = "spacy" if self.tokenize else "none"
         return make_signature("uot_errant", settings)
 
@@ -395,7 +407,7 @@ class UOTErrant:
             sources, systems, references = metric_texts(SPEC.text_form, sources, systems, references,
                                                         tokenize=cfg.tokenize, nlp=self._nlp)
         hyps, refs, n = dict(systems), references, len(sources)
-        extractor = get_extractor(self._nlp)
+        extractor = PLAIN if cfg.plain_edits else get_extractor(self._nlp)
         keep_unk = cfg.variant == "errant" and cfg.convention == "errant_compare"
         flat_ref_src = [sources[i] for i, rs in enumerate(refs) for _ in rs]
         flat_ref_edits = iter(extractor.extract(flat_ref_src, [r for rs in refs for r in rs], keep_unk=keep_unk,
