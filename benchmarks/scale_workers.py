@@ -11,6 +11,12 @@ of every distinct text of the corpus in one process (ERRANT's share of the work;
 and all-MiniLM-L6-v2's forward pass (layer 6, batches of 32) over the same distinct texts (the least a
 MiniLM-weighted metric encodes).
 
+Reward steps (GRPO-sized: 16 prompts × 8 completions): for each reward metric and worker count, a fresh process
+builds `reward_function(metric, **options)` with the defaults a trainer gets, runs one warm-up step on prompts that
+are not timed, then times `--reward-steps` steps; step s takes SEEDA sources 16s..16s+15, each with the outputs of
+the first 8 systems as its completions (new text every step) and REF0/REF1 as references. Completions per second
+over the timed steps; the rewards must be equal at every worker count.
+
     .venv/bin/python benchmarks/scale_workers.py --data ../shared/data --out benchmarks/scale_workers
 """
 
@@ -42,6 +48,16 @@ METRICS = {
     "CLEME2.0": ("cleme2", MINILM, (391, 1564)),
     "IMPARA-GED": ("impara_ged", {"model": "embedded"}, (391, 1564)),
 }
+#: label → (registry name, options) of the reward step.
+REWARDS = {
+    "ERRANT": ("errant", {}),
+    "UOT-ERRANT": ("uot_errant", {"model": "minilm"}),
+    "PT-M2": ("pt_m2", MINILM),
+    "GLEU": ("gleu", {}),
+    "IMPARA-GED": ("impara_ged", {"model": "embedded"}),
+}
+#: The systems whose outputs are a reward step's completions (8 per prompt).
+GENERATIONS = SYSTEMS[:8]
 OFFLINE = {"HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1",
            "HF_EVALUATE_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false"}
 
@@ -75,6 +91,33 @@ start = time.perf_counter()
 result = registry.run(name, sources, predictions, refs, **options)
 seconds = time.perf_counter() - start
 print("RESULT " + json.dumps({"seconds": seconds, "warmup": warmup, "score": result.score, "n": len(sources)}))
+"""
+
+#: One reward measurement: a warm-up step, then the timed steps of 16 prompts × 8 completions.
+REWARD = CORPUS + """
+import json, sys, time, warnings
+warnings.simplefilter("ignore")
+from gecscore.common import workers
+from gecscore.rewards import reward_function
+data, name, options, systems = sys.argv[1], sys.argv[2], json.loads(sys.argv[3]), json.loads(sys.argv[4])
+k, steps = int(sys.argv[5]), int(sys.argv[6])
+sources, predictions, references = corpus(data, systems)
+n = len(sources) // len(systems)
+workers.set_workers(k)
+reward = reward_function(name, **options)
+def batch(step):
+    rows = [16 * step + i for i in range(16)]
+    pairs = [(i, j) for i in rows for j in range(len(systems))]
+    return {"prompts": [f"Correct: {sources[i]}" for i, _ in pairs],
+            "completions": [predictions[j * n + i] for i, j in pairs],
+            "source": [sources[i] for i, _ in pairs], "references": [references[i] for i, _ in pairs]}
+reward(**batch(steps))
+values = []
+start = time.perf_counter()
+for step in range(steps):
+    values += reward(**batch(step))
+seconds = time.perf_counter() - start
+print("RESULT " + json.dumps({"seconds": seconds, "completions": len(values), "rewards": values}))
 """
 
 #: The floors: spaCy's parse (one process) and MiniLM's forward pass over the corpus's distinct texts.
@@ -119,10 +162,13 @@ def main() -> int:
     parser.add_argument("--data", type=Path, required=True, help="a folder laid out like ../shared/data")
     parser.add_argument("--rounds", type=int, default=1, help="measurements per worker count, alternating")
     parser.add_argument("--metrics", nargs="*", choices=list(METRICS), default=list(METRICS))
+    parser.add_argument("--rewards", nargs="*", choices=list(REWARDS), default=list(REWARDS))
+    parser.add_argument("--reward-steps", type=int, default=10, help="timed reward steps of 16 × 8 completions")
     parser.add_argument("--out", type=Path, required=True, help="writes <out>.md and <out>.json")
     args = parser.parse_args()
     data = str(args.data.resolve())
     started, load = time.perf_counter(), os.getloadavg()[0]
+    same = True
     floors = {n: child(FLOORS, data, json.dumps(SIZES[n])) for n in SIZES}
     print(json.dumps(floors), flush=True)
     runs = []
@@ -135,9 +181,27 @@ def main() -> int:
                            **child(MEASURE, data, name, json.dumps(options), json.dumps(SIZES[n]), str(k))}
                     runs.append(run)
                     print(json.dumps(run), flush=True)
+    rewards = []
+    for label in args.rewards:
+        name, options = REWARDS[label]
+        for round_ in range(args.rounds):
+            for k in ((1, 2) if round_ % 2 == 0 else (2, 1)):
+                run = {"metric": label, "workers": k, "round": round_,
+                       **child(REWARD, data, name, json.dumps(options), json.dumps(GENERATIONS), str(k),
+                               str(args.reward_steps))}
+                rewards.append(run)
+                print(json.dumps({key: v for key, v in run.items() if key != "rewards"}), flush=True)
+    reward_rows = ["| reward | completions | 1 worker: completions/s | 2 workers: completions/s | same rewards |",
+                   "|---|---|---|---|---|"]
+    for label in args.rewards:
+        mine = {k: [r for r in rewards if r["metric"] == label and r["workers"] == k] for k in (1, 2)}
+        rate = {k: statistics.median(r["completions"] / r["seconds"] for r in mine[k]) for k in (1, 2)}
+        equal = len({json.dumps(r["rewards"]) for k in (1, 2) for r in mine[k]}) == 1
+        same &= equal
+        reward_rows.append(f"| {label} | {mine[1][0]['completions']:,} | {rate[1]:.0f} | {rate[2]:.0f} | "
+                           f"{'yes' if equal else 'NO'} |")
     rows = ["| metric | sentences | 1 worker: s (sentences/s) | 2 workers: s (sentences/s) | speed-up | same score | "
             "parse floor, 1 / 2 workers (s) | MiniLM forward floor (s) |", "|---|---|---|---|---|---|---|---|"]
-    same = True
     for label in args.metrics:
         for n in METRICS[label][2]:
             mine = {k: [r for r in runs if r["metric"] == label and r["sentences"] == n and r["workers"] == k]
@@ -160,10 +224,15 @@ def main() -> int:
         "Distinct texts per corpus (sources, outputs, references): "
         + ", ".join(f"{n:,} sentences: {floors[n]['texts']:,}" for n in SIZES) + ".", "",
         *rows, "",
-        "Every metric's score is the same at 1 and 2 workers." if same else "**Scores differ between worker counts.**",
+        f"Reward steps of 16 prompts × 8 completions ({args.reward_steps} timed steps per process):", "",
+        *reward_rows, "",
+        "Every metric's score and every reward is the same at 1 and 2 workers." if same
+        else "**Scores differ between worker counts.**",
     ]) + "\n"
     args.out.with_suffix(".md").write_text(text, encoding="utf-8")
-    args.out.with_suffix(".json").write_text(json.dumps({"floors": floors, "runs": runs}, indent=1) + "\n",
+    saved = [{key: v for key, v in r.items() if key != "rewards"} for r in rewards]
+    args.out.with_suffix(".json").write_text(json.dumps({"floors": floors, "runs": runs, "rewards": saved},
+                                                        indent=1) + "\n",
                                              encoding="utf-8")
     print(text)
     return 0 if same else 1

@@ -8,6 +8,8 @@ import subprocess
 import sys
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from gecscore.common import workers
 
@@ -53,6 +55,24 @@ def test_edits_from_two_processes_equal_one_process(shared_data, monkeypatch):
         two = parallel.extract(srcs, trgs, keep_unk=True)
     assert two == one
     assert parallel.extract(srcs, trgs, keep_unk=True) == one  # now read from the cache the workers filled
+
+
+@given(sources=st.lists(st.sampled_from("abcdefg"), max_size=60), count=st.integers(1, 9))
+def test_the_chunks_keep_each_source_in_one_worker(sources, count):
+    """Every pair once, in input order within a chunk; all pairs of a source in one chunk (it is parsed once, not
+    once per worker); chunks no larger than an even share unless one source alone is larger, and (two consecutive
+    chunks together always exceed a share) at most twice as many as asked."""
+    from gecscore.common.edits import source_chunks
+
+    pairs = [(s, f"{s} {k}") for k, s in enumerate(sources)]
+    chunks = source_chunks(pairs, count)
+    assert sorted(k for c in chunks for k in c) == list(range(len(pairs)))
+    assert all(c == sorted(c) for c in chunks)
+    owner = {pairs[k][0]: i for i, c in enumerate(chunks) for k in c}
+    assert all(owner[pairs[k][0]] == i for i, c in enumerate(chunks) for k in c)
+    share = -(-len(pairs) // count) if pairs else 1
+    largest = max((sources.count(s) for s in set(sources)), default=0)
+    assert all(len(c) <= max(share, largest) for c in chunks) and len(chunks) <= 2 * count
 
 
 def test_cli_workers_flag_is_checked_and_named():

@@ -183,14 +183,14 @@ def parallel_annotate(name: str, pairs: Sequence[tuple[str, str]], workers: int,
 
         pool = _POOLS[name, workers] = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"),
                                                            initializer=_start_worker, initargs=(name,))
-    size = max(1, -(-len(pairs) // (4 * workers)))  # four chunks per worker: the last ones balance the load
-    chunks = [list(pairs[k:k + size]) for k in range(0, len(pairs), size)]
-    out: list[tuple[Edit, ...]] = []
+    chunks = source_chunks(pairs, 4 * workers)  # four chunks per worker: the last ones balance the load
+    out: list[tuple[Edit, ...]] = [()] * len(pairs)
     with progress_bar(total=len(pairs), desc=f"ERRANT edits ({workers} processes)", disable=not progress,
                       leave=False) as bar:
         try:
-            for edits in pool.map(_annotate_chunk, chunks):
-                out.extend(edits)
+            for chunk, edits in zip(chunks, pool.map(_annotate_chunk, [[pairs[k] for k in c] for c in chunks])):
+                for k, found in zip(chunk, edits):
+                    out[k] = found
                 bar.update(len(edits))
         except BrokenProcessPool as error:
             del _POOLS[name, workers]
@@ -200,6 +200,22 @@ def parallel_annotate(name: str, pairs: Sequence[tuple[str, str]], workers: int,
                 "script that started it again, so a script that uses more than one worker must start its work under "
                 "`if __name__ == \"__main__\":`; or use one worker") from error
     return out
+
+
+def source_chunks(pairs: Sequence[tuple[str, str]], count: int) -> list[list[int]]:
+    """The positions of `pairs` in at most `count` chunks of about equal size, every pair of one source in the
+    same chunk: a worker parses each text of its chunk once, so a source shared by many systems' pairs is parsed
+    by one worker, not by every one."""
+    by_source: dict[str, list[int]] = {}
+    for k, (source, _) in enumerate(pairs):
+        by_source.setdefault(source, []).append(k)
+    size = max(1, -(-len(pairs) // count))
+    chunks: list[list[int]] = [[]]
+    for group in by_source.values():  # in order of first appearance, so that the chunks follow the input
+        if chunks[-1] and len(chunks[-1]) + len(group) > size:
+            chunks.append([])
+        chunks[-1].extend(group)
+    return [sorted(chunk) for chunk in chunks]
 
 
 def _start_worker(name: str) -> None:
