@@ -549,7 +549,6 @@ def _statistics(sources: Sequence[str], predictions: Sequence[str], references: 
     nlp = language_tokenizer(language) if opts["tokenize"] and language != "en" else None
     sources, (predictions,), refs = tokenise_or_check(sources, [predictions], refs, tokenize=opts["tokenize"],
                                                       fixed=gold is not None, nlp=nlp)
-    extractor = extractor_for(language)
     if gold is not None and variant in ("m2", "sentm2"):
         check_type_level(gold, opts["return_types"])
     similarity = None
@@ -562,14 +561,15 @@ def _statistics(sources: Sequence[str], predictions: Sequence[str], references: 
         if gold is not None:
             texts = gold_references(gold, refs if given else None)
         else:
-            gold, texts = gold_from_references(sources, refs, extractor=extractor, progress=progress)
+            gold, texts = gold_from_references(sources, refs, extractor=extractor_for(language), progress=progress)
         candidates, degenerate = m2_candidates(sources, predictions, gold, reference_texts=texts,
                                                max_unchanged_words=opts["max_unchanged_words"],
                                                robust=opts["robust"], **common)
     else:
         if not given:
             refs = m2_references(gold)
-        candidates, degenerate = errant_candidates(sources, predictions, refs, extractor=extractor, **common)
+        candidates, degenerate = errant_candidates(sources, predictions, refs, extractor=extractor_for(language),
+                                                   **common)
     settings = {**opts, "gold_m2": None}  # the M2 itself is in the candidates; its kind is in the signature
     return PTStatistics(settings=settings, degenerate=tuple(degenerate),
                         signature=signature(variant, scorer, similarity, beta, opts["max_unchanged_words"],
