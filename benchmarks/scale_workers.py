@@ -54,7 +54,8 @@ REWARDS = {
     "UOT-ERRANT": ("uot_errant", {"model": "minilm"}),
     "PT-M2": ("pt_m2", MINILM),
     "GLEU": ("gleu", {}),
-    "IMPARA-GED": ("impara_ged", {"model": "embedded"}),
+    # a reward keeps IMPARA's meaning check on; its default bert-base-cased is on the Hub only
+    "IMPARA-GED": ("impara_ged", {"model": "embedded", "se_model": "minilm"}),
 }
 #: The systems whose outputs are a reward step's completions (8 per prompt).
 GENERATIONS = SYSTEMS[:8]
