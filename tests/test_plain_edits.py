@@ -124,10 +124,8 @@ def test_another_language_scores_as_m2_files_of_errant_s_plain_edits(conll, erra
         import gecscore.gotoscorer.metric as gotoscorer
         import gecscore.uot_errant.metric as uot
 
-        if name == "errant":
-            monkeypatch.setattr(uot, "get_extractor", lambda nlp=None: ErrantLev())
-        else:
-            monkeypatch.setattr(gotoscorer, "extractor_for", lambda language: ErrantLev())
+        module = uot if name == "errant" else gotoscorer
+        monkeypatch.setattr(module, "extractor_for", lambda language, nlp=None: ErrantLev())
         expected = registry.run(name, sources, hyps, refs)
     else:
         m2 = {"hyp_m2": hyp_m2, "ref_m2": ref_m2}

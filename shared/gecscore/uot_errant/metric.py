@@ -16,13 +16,13 @@ from typing import TYPE_CHECKING, Any, ClassVar, Mapping, Sequence
 import numpy as np
 
 from gecscore.common.caller import warn
-from gecscore.common.edits import Edit, get_extractor
+from gecscore.common.edits import Edit
 from gecscore.common.encoders import check_loadable
 from gecscore.common.errant_compare import CompareResult, CompareSettings
 from gecscore.common.errant_scoring import PRF, Counts, FScore, errant_greedy, total, typed_edit_counts
 from gecscore.common.error_types import as_lists, corpus_types, type_table
 from gecscore.common.inputs import check_encoder_work, metric_texts, prepare
-from gecscore.common.plain_edits import PLAIN, PLAIN_TYPES
+from gecscore.common.plain_edits import PLAIN_TYPES, extractor_for
 from gecscore.common.progress import progress_bar
 from gecscore.common.results import (
     DEGENERATE_TRANSPORT, NOT_ANNOTATABLE, OVER_TRANSPORT, TRUNCATED, ZERO_WEIGHT_EDITS, DegenerateOutputWarning,
@@ -407,7 +407,7 @@ class UOTErrant:
             sources, systems, references = metric_texts(SPEC.text_form, sources, systems, references,
                                                         tokenize=cfg.tokenize, nlp=self._nlp)
         hyps, refs, n = dict(systems), references, len(sources)
-        extractor = PLAIN if cfg.plain_edits else get_extractor(self._nlp)
+        extractor = extractor_for(cfg.language, self._nlp)
         keep_unk = cfg.variant == "errant" and cfg.convention == "errant_compare"
         flat_ref_src = [sources[i] for i, rs in enumerate(refs) for _ in rs]
         flat_ref_edits = iter(extractor.extract(flat_ref_src, [r for rs in refs for r in rs], keep_unk=keep_unk,
