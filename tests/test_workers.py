@@ -14,15 +14,19 @@ from hypothesis import strategies as st
 from gecscore.common import workers
 
 
-def test_the_number_comes_from_the_user_else_the_environment_else_one(monkeypatch):
+def test_the_number_comes_from_the_user_else_the_environment_else_every_core(monkeypatch):
     monkeypatch.delenv(workers.WORKERS_ENV, raising=False)
+    monkeypatch.setattr(workers, "available_cores", lambda: 4)
+    monkeypatch.setattr(workers, "can_start_workers", lambda: True)
+    assert workers.cpu_workers() == 4 and not workers.user_chose_workers()
+    monkeypatch.setattr(workers, "can_start_workers", lambda: False)  # an unguarded script, a worker, a thread
     assert workers.cpu_workers() == 1
     monkeypatch.setenv(workers.WORKERS_ENV, "3")
-    assert workers.cpu_workers() == 3
+    assert workers.cpu_workers() == 3 and workers.user_chose_workers()
     with workers.using_workers(2):
         assert workers.cpu_workers() == 2
         with workers.using_workers(0):
-            assert workers.cpu_workers() == workers.available_cores()
+            assert workers.cpu_workers() == 4
         assert workers.cpu_workers() == 2
     assert workers.cpu_workers() == 3
     monkeypatch.setenv(workers.WORKERS_ENV, "many")
@@ -32,6 +36,71 @@ def test_the_number_comes_from_the_user_else_the_environment_else_one(monkeypatc
         with pytest.raises(ValueError, match="`workers` must be a whole number"):
             workers.set_workers(bad)
     workers.set_workers(None)
+
+
+def test_the_cores_this_process_may_use(monkeypatch, tmp_path):
+    """The affinity, capped by a cgroup v2 quota (rounded up), shared among a launcher's local ranks."""
+    monkeypatch.setattr(workers.os, "sched_getaffinity", lambda pid: set(range(8)))
+    monkeypatch.delenv("LOCAL_WORLD_SIZE", raising=False)
+    quota = tmp_path / "cpu.max"
+    monkeypatch.setattr(workers, "CGROUP_CPU_MAX", quota)
+    assert workers.available_cores() == 8  # no file: no limit
+    for text, cores in (("max 100000\n", 8), ("250000 100000\n", 3), ("50000 100000\n", 1), ("junk\n", 8)):
+        quota.write_text(text)
+        assert workers.available_cores() == cores, text
+    quota.write_text("400000 100000\n")
+    monkeypatch.setenv("LOCAL_WORLD_SIZE", "2")
+    assert workers.available_cores() == 2
+    monkeypatch.setenv("LOCAL_WORLD_SIZE", "16")
+    assert workers.available_cores() == 1
+
+
+def test_the_lines_under_a_main_guard(tmp_path):
+    script = tmp_path / "script.py"
+    script.write_text("import os\n"                    # 1
+                      "def f():\n"                     # 2
+                      "    return 1\n"                 # 3
+                      "if __name__ == '__main__':\n"   # 4
+                      "    f()\n"                      # 5
+                      "    print(\n"                   # 6
+                      "        f())\n"                 # 7
+                      "if '__main__' == __name__:\n"   # 8
+                      "    f()\n"                      # 9
+                      "if __name__ != '__main__':\n"   # 10
+                      "    f()\n")                     # 11
+    assert workers.guarded_lines(str(script)) == {5, 6, 7, 9}
+    assert workers.guarded_lines(str(tmp_path / "missing.py")) == frozenset()
+
+
+@pytest.mark.real_model
+def test_the_default_uses_workers_only_where_a_script_can_be_imported_again(tmp_path):
+    """With nothing set, a script calling from under its main guard (or `python -c`) gets a worker per core and
+    the same edits; the same call at a script's top level stays in one process and works (no second run of the
+    script); so does a call from another thread."""
+    body = ("from gecscore.common import edits, workers\n"
+            "edits.PARALLEL_MIN_PAIRS = edits.POOL_START_PAIRS = 1\n"
+            "def run():\n"
+            "    found = edits.EditExtractor().extract(['He go .', 'She like it .'], ['He goes .', 'She likes it .'])\n"
+            "    print(workers.cpu_workers(), workers.pool_running(workers.cpu_workers()),\n"
+            "          [[(e.o_str, e.c_str, e.type) for e in f] for f in found])\n")
+    env = {k: v for k, v in os.environ.items() if k != workers.WORKERS_ENV}
+    edits = "[[('go', 'goes', 'R:VERB:SVA')], [('like', 'likes', 'R:VERB:SVA')]]"
+    cases = {"guarded": (body + "if __name__ == '__main__':\n    run()\n", f"2 True {edits}"),
+             "unguarded": (body + "run()\n", f"1 False {edits}"),
+             "thread": (body + "import threading\nt = threading.Thread(target=run)\nt.start(); t.join()\n",
+                        f"1 False {edits}")}
+    for name, (code, printed) in cases.items():
+        script = tmp_path / f"{name}.py"
+        script.write_text("from gecscore.common import workers\n"
+                          "workers.available_cores = lambda: 2  # as on a 2-core machine, whatever this one has\n"
+                          + code)
+        done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=300, env=env)
+        assert done.returncode == 0, (name, done.stderr[-2000:])
+        assert done.stdout.strip() == printed, name
+    done = subprocess.run([sys.executable, "-c", "from gecscore.common import workers\n"
+                           "workers.available_cores = lambda: 2\nprint(workers.cpu_workers())"],
+                          capture_output=True, text=True, timeout=120, env=env)
+    assert done.stdout.strip() == "2"
 
 
 @pytest.mark.real_model
@@ -57,22 +126,36 @@ def test_edits_from_two_processes_equal_one_process(shared_data, monkeypatch):
     assert parallel.extract(srcs, trgs, keep_unk=True) == one  # now read from the cache the workers filled
 
 
-@given(sources=st.lists(st.sampled_from("abcdefg"), max_size=60), count=st.integers(1, 9))
-def test_the_chunks_keep_each_source_in_one_worker(sources, count):
-    """Every pair once, in input order within a chunk; all pairs of a source in one chunk (it is parsed once, not
-    once per worker); chunks no larger than an even share unless one source alone is larger, and (two consecutive
-    chunks together always exceed a share) at most twice as many as asked."""
-    from gecscore.common.edits import source_chunks
+@given(calls=st.lists(st.lists(st.sampled_from("abcdefg"), max_size=60), min_size=1, max_size=3),
+       count=st.integers(1, 5))
+def test_each_source_goes_to_one_worker_and_back_to_it(calls, count):
+    """Every pair once, positions ascending; all pairs of a source on one worker (it is parsed once, not once per
+    worker); no worker above the slack over an even share unless one source's pairs alone take it there; and a
+    source of an earlier call goes back to its worker (whose parse cache holds it) whenever that stays in bounds."""
+    from gecscore.common.edits import AFFINITY_SLACK
+    from gecscore.common.sharing import LRU
 
-    pairs = [(s, f"{s} {k}") for k, s in enumerate(sources)]
-    chunks = source_chunks(pairs, count)
-    assert sorted(k for c in chunks for k in c) == list(range(len(pairs)))
-    assert all(c == sorted(c) for c in chunks)
-    owner = {pairs[k][0]: i for i, c in enumerate(chunks) for k in c}
-    assert all(owner[pairs[k][0]] == i for i, c in enumerate(chunks) for k in c)
-    share = -(-len(pairs) // count) if pairs else 1
-    largest = max((sources.count(s) for s in set(sources)), default=0)
-    assert all(len(c) <= max(share, largest) for c in chunks) and len(chunks) <= 2 * count
+    home: LRU[str, int] = LRU(100)
+    for sources in calls:
+        before = {s: home.get(s) for s in set(sources) if s in home}
+        pairs = [(s, f"{s} {k}") for k, s in enumerate(sources)]
+        groups: dict[str, list[int]] = {}
+        for k, (s, _) in enumerate(pairs):
+            groups.setdefault(s, []).append(k)
+        share = workers.balanced_shares(list(groups.items()), count, home, AFFINITY_SLACK)
+        assert len(share) == count and sorted(k for p in share for k in p) == list(range(len(pairs)))
+        assert all(p == sorted(p) for p in share)
+        owner = {pairs[k][0]: w for w, p in enumerate(share) for k in p}
+        assert all(owner[pairs[k][0]] == w for w, p in enumerate(share) for k in p)
+        largest = max((sources.count(s) for s in set(sources)), default=0)
+        assert all(len(p) <= max(AFFINITY_SLACK * len(pairs) / count, len(pairs) / count + largest) for p in share)
+        load = [0] * count  # replayed in order of first appearance: a source left its worker only when full
+        for source in dict.fromkeys(sources):
+            group = sources.count(source)
+            if source in before and owner[source] != before[source]:
+                assert load[before[source]] + group > AFFINITY_SLACK * len(pairs) / count
+            load[owner[source]] += group
+        assert all(home.get(s) == owner[s] for s in owner)
 
 
 def test_cli_workers_flag_is_checked_and_named():
@@ -110,3 +193,14 @@ def test_a_script_without_a_main_guard_gets_an_error_that_says_so(tmp_path):
     assert done.returncode != 0
     assert "RuntimeError: ERRANT's 2 worker processes stopped" in done.stderr
     assert 'if __name__ == "__main__":' in done.stderr
+
+
+def test_a_datasets_worker_keeps_to_one_process():
+    """`datasets`' `map(num_proc=...)` already uses the cores: its forked children (whose stack still shows this
+    process's main guard) must not start a pool of their own."""
+    datasets = pytest.importorskip("datasets")
+    rows = datasets.Dataset.from_dict({"x": [0, 1, 2, 3]})
+    seen = rows.map(lambda row: {"child": workers.in_child_process(), "start": workers.can_start_workers()},
+                    num_proc=2)
+    assert all(seen["child"]) and not any(seen["start"])
+    assert not workers.in_child_process()

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Iterable, Sequence
@@ -12,7 +11,8 @@ import numpy as np
 from gecscore.common.inputs import check_same_length, check_texts, load_spacy, loaded_name
 from gecscore.common.progress import progress_bar
 from gecscore.common.sharing import LRU
-from gecscore.common.workers import WORKERS_ENV, cpu_workers
+from gecscore.common import workers
+from gecscore.common.workers import cpu_workers, user_chose_workers
 
 if TYPE_CHECKING:
     from errant.alignment import Alignment
@@ -106,9 +106,10 @@ class EditExtractor:
             else:
                 found[pair] = edits
         changed = [pair for pair in todo if pair[0].split() != pair[1].split()]
-        workers, name = cpu_workers(), self.pipeline_name()
-        if workers > 1 and name is not None and len(changed) >= PARALLEL_MIN_PAIRS:
-            for pair, edits in zip(changed, parallel_annotate(name, changed, workers, progress)):
+        name = self.pipeline_name()
+        count = use_workers(len(changed), name)
+        if count > 1 and name is not None:
+            for pair, edits in zip(changed, parallel_annotate(name, changed, count, progress)):
                 found[pair] = edits
                 self._edits.put(pair, edits)
             todo = [pair for pair in todo if pair not in found]  # left: the pairs with identical tokens
@@ -167,65 +168,59 @@ class EditExtractor:
 # ---------------------------------------------------------------------------------------------------
 # Worker processes (`gecscore.common.workers`)
 
-#: Below this many pairs to annotate, starting worker processes costs more than it saves.
+#: Below this many pairs to annotate, handing them to worker processes costs more than it saves.
 PARALLEL_MIN_PAIRS = 256
-_POOLS: dict[tuple[str, int], ProcessPoolExecutor] = {}
-_WORKER: dict[str, EditExtractor] = {}
+#: Below this many, worker processes are not started for them (by default: a user who set the number of workers
+#: asked for them): starting each, with its own spaCy pipeline, costs a few seconds of every core.
+POOL_START_PAIRS = 2_048
+#: Parses each worker process keeps: a source is sent back to the worker that parsed it (`workers.balanced_shares`),
+#: so the hypotheses of a later call (another system, the next reward step) find their source parsed there.
+WORKER_PARSE_CACHE = 20_000
+#: How far above an even share of a call's pairs a worker may be loaded to keep a source it parsed before.
+AFFINITY_SLACK = 1.125
 
 
-def parallel_annotate(name: str, pairs: Sequence[tuple[str, str]], workers: int,
+def use_workers(changed: int, name: str | None) -> int:
+    """How many processes extract `changed` pairs: the workers when there are enough pairs and the pipeline can
+    be loaded again by `name` (a pool not yet running starts for `POOL_START_PAIRS`, or `PARALLEL_MIN_PAIRS` when
+    the user chose the number), else 1."""
+    count = cpu_workers()
+    if count <= 1 or name is None or changed < PARALLEL_MIN_PAIRS:
+        return 1
+    return count if workers.pool_running(count) or user_chose_workers() or changed >= POOL_START_PAIRS else 1
+
+
+def parallel_annotate(name: str, pairs: Sequence[tuple[str, str]], count: int,
                       progress: bool = False) -> list[tuple[Edit, ...]]:
-    """ERRANT edits of every (source, target) pair (noop and UNK kept), computed in `workers` processes that each
-    load the spaCy pipeline `name` once; in the order of `pairs`, and equal to one process's, pair for pair."""
-    pool = _POOLS.get((name, workers))
-    if pool is None:
-        import multiprocessing
-
-        pool = _POOLS[name, workers] = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"),
-                                                           initializer=_start_worker, initargs=(name,))
-    chunks = source_chunks(pairs, 4 * workers)  # four chunks per worker: the last ones balance the load
-    out: list[tuple[Edit, ...]] = [()] * len(pairs)
-    with progress_bar(total=len(pairs), desc=f"ERRANT edits ({workers} processes)", disable=not progress,
-                      leave=False) as bar:
-        try:
-            for chunk, edits in zip(chunks, pool.map(_annotate_chunk, [[pairs[k] for k in c] for c in chunks])):
-                for k, found in zip(chunk, edits):
-                    out[k] = found
-                bar.update(len(edits))
-        except BrokenProcessPool as error:
-            del _POOLS[name, workers]
-            raise RuntimeError(
-                f"ERRANT's {workers} worker processes stopped before they finished (workers={workers}: "
-                f"`set_workers`, `--workers` or ${WORKERS_ENV}). Each worker is a fresh Python that imports the "
-                "script that started it again, so a script that uses more than one worker must start its work under "
-                "`if __name__ == \"__main__\":`; or use one worker") from error
-    return out
-
-
-def source_chunks(pairs: Sequence[tuple[str, str]], count: int) -> list[list[int]]:
-    """The positions of `pairs` in at most `count` chunks of about equal size, every pair of one source in the
-    same chunk: a worker parses each text of its chunk once, so a source shared by many systems' pairs is parsed
-    by one worker, not by every one."""
+    """ERRANT edits of every (source, target) pair (noop and UNK kept), computed in `count` worker processes that
+    each load the spaCy pipeline `name` once and keep their parses; in the order of `pairs`, and equal to one
+    process's, pair for pair. All pairs of a source go to one worker, the one that parsed it before if it can."""
+    pool = workers.worker_pool(count)
     by_source: dict[str, list[int]] = {}
     for k, (source, _) in enumerate(pairs):
         by_source.setdefault(source, []).append(k)
-    size = max(1, -(-len(pairs) // count))
-    chunks: list[list[int]] = [[]]
-    for group in by_source.values():  # in order of first appearance, so that the chunks follow the input
-        if chunks[-1] and len(chunks[-1]) + len(group) > size:
-            chunks.append([])
-        chunks[-1].extend(group)
-    return [sorted(chunk) for chunk in chunks]
+    shares = workers.balanced_shares(list(by_source.items()), count, pool.affinity, AFFINITY_SLACK)
+    out: list[tuple[Edit, ...]] = [()] * len(pairs)
+    with progress_bar(total=len(pairs), desc=f"ERRANT edits ({count} processes)", disable=not progress,
+                      leave=False) as bar:
+        try:
+            found = pool.run(_annotate_chunk, [[pairs[k] for k in share] for share in shares], name,
+                             on_done=bar.update)
+        except BrokenProcessPool as error:
+            raise workers.broken_pool(count, "ERRANT", error) from error
+    for share, edits in zip(shares, found):
+        for k, pair_edits in zip(share, edits):
+            out[k] = pair_edits
+    return out
 
 
-def _start_worker(name: str) -> None:
-    """A worker process's extractor over its own copy of the pipeline."""
-    _WORKER["extractor"] = EditExtractor(load_spacy(name), cache_size=0, parse_cache_size=0)
-
-
-def _annotate_chunk(pairs: list[tuple[str, str]]) -> list[tuple[Edit, ...]]:
-    """In a worker: parse the chunk's distinct sentences in batches, then annotate every pair."""
-    extractor = _WORKER["extractor"]
+def _annotate_chunk(name: str, pairs: list[tuple[str, str]]) -> list[tuple[Edit, ...]]:
+    """In a worker: parse the chunk's sentences not parsed before, in batches, then annotate every pair (the
+    worker's extractor over pipeline `name` is made on first use and kept, with its parses)."""
+    extractor = workers.WORKER_STATE.get(f"errant:{name}")
+    if extractor is None:
+        extractor = workers.WORKER_STATE[f"errant:{name}"] = EditExtractor(
+            load_spacy(name), cache_size=0, parse_cache_size=WORKER_PARSE_CACHE)
     docs = extractor._parse(list(dict.fromkeys(text for pair in pairs for text in pair)), False)
     return [extractor._annotate(source, target, docs) for source, target in pairs]
 

@@ -633,6 +633,53 @@ def extract_edits(source: Sequence[str], hypothesis: Sequence[str], golds: Mappi
     return out
 
 
+#: Below this many sentences, handing their lattices to worker processes costs more than it saves; a pool not yet
+#: running is started (by default) for `POOL_START_SENTENCES`.
+PARALLEL_MIN_SENTENCES = 256
+POOL_START_SENTENCES = 2_048
+
+#: One sentence's M² extraction: source tokens, hypothesis tokens, and the gold edits of each annotator.
+Extraction = tuple[Sequence[str], Sequence[str], Mapping[int, Sequence[GoldEdit]]]
+
+
+def extract_all(items: Sequence[Extraction], *, max_unchanged_words: int = 2,
+                progress: bool = False) -> list[list[AnnotatorEdits]]:
+    """`extract_edits` of every sentence, on the worker processes (`gecscore.common.workers`) when there are
+    enough sentences and no lattices are being shared in this process (`sharing_lattices`); the same edits either
+    way, in input order."""
+    from gecscore.common import workers
+    from gecscore.common.progress import progress_bar
+
+    count = workers.cpu_workers()
+    if (count > 1 and len(items) >= PARALLEL_MIN_SENTENCES and not _LATTICES.active
+            and (workers.pool_running(count) or workers.user_chose_workers()
+                 or len(items) >= POOL_START_SENTENCES)):
+        from concurrent.futures.process import BrokenProcessPool
+
+        shares = [list(range(w, len(items), count)) for w in range(count)]  # interleaved: long and short mixed
+        with progress_bar(total=len(items), desc=f"M2 edits ({count} processes)", disable=not progress,
+                          leave=False) as bar:
+            try:
+                found = workers.worker_pool(count).run(_extract_chunk, [[items[k] for k in share] for share in shares],
+                                                       max_unchanged_words, on_done=bar.update)
+            except BrokenProcessPool as error:
+                raise workers.broken_pool(count, "The M2 lattice", error) from error
+        out: list[list[AnnotatorEdits]] = [[] for _ in items]
+        for share, edits in zip(shares, found):
+            for k, sentence in zip(share, edits):
+                out[k] = sentence
+        return out
+    rows = progress_bar(items, desc="PT-M2 edits", disable=not progress, leave=False)
+    return [extract_edits(source, hypothesis, golds, max_unchanged_words=max_unchanged_words)
+            for source, hypothesis, golds in rows]
+
+
+def _extract_chunk(max_unchanged_words: int, items: list[Extraction]) -> list[list[AnnotatorEdits]]:
+    """In a worker: `extract_edits` of each sentence."""
+    return [extract_edits(source, hypothesis, golds, max_unchanged_words=max_unchanged_words)
+            for source, hypothesis, golds in items]
+
+
 def gold_types(sentence: M2Sentence) -> dict[int, list[str]]:
     """The M2 error type of every gold edit, per annotator: parallel to `gold_edits`."""
     types: dict[int, list[str]] = {}

@@ -40,7 +40,6 @@ from gecscore.common.errant_scoring import FScore, total
 from gecscore.common.errant_scoring import errant_greedy
 from gecscore.common.error_types import as_lists, corpus_types, type_table
 from gecscore.common.m2io import M2Sentence, edits_to_m2, m2_references, m2_target, read_m2_input
-from gecscore.common.progress import progress_bar
 from gecscore.common.plain_edits import extractor_for
 from gecscore.common.signature import language_setting, make_signature
 from gecscore.common.statistics import Statistics
@@ -300,16 +299,15 @@ def m2_candidates(sources: Sequence[str], hypotheses: Sequence[str], gold: Seque
                              f"{source!r} != {block.source!r}")
     texts = gold_references(gold, None) if reference_texts is None else reference_texts
     sentence_level = variant == "sentm2"
-    extracted: list[list[AnnotatorEdits]] = []
     gold_types: list[dict[int, list[str]]] = []
     requests: list[WeightRequest] = []
     owners: list[tuple[int, int]] = []  # (sentence, annotator) of each request
-    rows = progress_bar(range(len(sources)), desc="PT-M2 edits", disable=not progress, leave=False)
-    for i in rows:
-        source = sources[i].split()
-        per_annotator = m2.extract_edits(source, hypotheses[i].split(), m2.gold_edits(gold[i]),
-                                         max_unchanged_words=max_unchanged_words)
-        extracted.append(per_annotator)
+    tokens = [source.split() for source in sources]
+    extracted = m2.extract_all([(source, hypothesis.split(), m2.gold_edits(block))
+                                for source, hypothesis, block in zip(tokens, hypotheses, gold)],
+                               max_unchanged_words=max_unchanged_words, progress=progress)
+    for i, per_annotator in enumerate(extracted):
+        source = tokens[i]
         gold_types.append(m2.gold_types(gold[i]))
         for a in per_annotator:
             edits = a.edits_to_weigh()

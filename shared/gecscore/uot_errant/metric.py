@@ -92,6 +92,13 @@ def statistics_systems(sources: Sequence[str] | None, systems: Mapping[str, Sequ
                                                                   config.compare_settings), opts,
                                      config.signature())
                 for name in systems}
+    if config.variant == "errant" and not opts["return_alignments"]:  # the counts alone: `score` chooses
+        edits = scorer.edits(sources, systems, references)
+        return {name: UOTStatistics(
+            settings=opts, signature=config.signature(), degenerate=(),
+            typed=tuple(tuple(typed_edit_counts(h, r) for r in rs) for h, rs in zip(edits.hyp_edits[name],
+                                                                                    edits.ref_edits)),
+            ids=tuple(tuple(range(len(rs))) for rs in edits.ref_edits)) for name in systems}
     results = scorer.score_systems(sources, systems, references)
     return {name: UOTStatistics(
         settings=opts, signature=config.signature(), degenerate=tuple(result.degenerate),
