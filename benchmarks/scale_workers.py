@@ -11,6 +11,11 @@ of every distinct text of the corpus in one process (ERRANT's share of the work;
 and all-MiniLM-L6-v2's forward pass (layer 6, batches of 32) over the same distinct texts (the least a
 MiniLM-weighted metric encodes).
 
+First calls: for ERRANT and M² on the two larger corpora, a fresh process with the default settings (no
+`GECSCORE_WORKERS`: every core, a pool started for 1,024 changed pairs or more) and one with `set_workers(1)`,
+alternating, each timing its first `registry.run` of the corpus with no warm-up (spaCy's load and, by default, the
+pool's start inside the time): what a user's single command pays.
+
 Reward steps (GRPO-sized: 16 prompts × 8 completions): for each reward metric and worker count, a fresh process
 builds `reward_function(metric, **options)` with the defaults a trainer gets, runs one warm-up step on prompts that
 are not timed, then times `--reward-steps` steps; step s takes SEEDA sources 16s..16s+15, each with the outputs of
@@ -93,6 +98,26 @@ result = registry.run(name, sources, predictions, refs, **options)
 seconds = time.perf_counter() - start
 print("RESULT " + json.dumps({"seconds": seconds, "warmup": warmup, "score": result.score, "n": len(sources)}))
 """
+
+#: One first call: no warm-up, the default number of workers ("default") or one.
+FIRST = CORPUS + """
+import json, sys, time, warnings
+warnings.simplefilter("ignore")
+from gecscore import registry
+from gecscore.common import workers
+data, name, options, systems, k = sys.argv[1], sys.argv[2], json.loads(sys.argv[3]), json.loads(sys.argv[4]), sys.argv[5]
+sources, predictions, references = corpus(data, systems)
+if k != "default":
+    workers.set_workers(int(k))
+start = time.perf_counter()
+result = registry.run(name, sources, predictions, references, **options)
+seconds = time.perf_counter() - start
+count = workers.cpu_workers()
+print("RESULT " + json.dumps({"seconds": seconds, "score": result.score, "n": len(sources), "workers": count,
+                              "pool": workers.pool_running(count)}))
+"""
+#: label → sizes of the first-call measurement.
+FIRST_CALLS = {"ERRANT": (1564, 5865), "M²": (1564, 5865)}
 
 #: One reward measurement: a warm-up step, then the timed steps of 16 prompts × 8 completions.
 REWARD = CORPUS + """
@@ -182,6 +207,16 @@ def main() -> int:
                            **child(MEASURE, data, name, json.dumps(options), json.dumps(SIZES[n]), str(k))}
                     runs.append(run)
                     print(json.dumps(run), flush=True)
+    firsts = []
+    for label in [m for m in args.metrics if m in FIRST_CALLS]:
+        name, options, _ = METRICS[label]
+        for n in FIRST_CALLS[label]:
+            for round_ in range(args.rounds):
+                for k in (("1", "default") if round_ % 2 == 0 else ("default", "1")):
+                    run = {"metric": label, "sentences": n, "setting": k, "round": round_,
+                           **child(FIRST, data, name, json.dumps(options), json.dumps(SIZES[n]), k)}
+                    firsts.append(run)
+                    print(json.dumps(run), flush=True)
     rewards = []
     for label in args.rewards:
         name, options = REWARDS[label]
@@ -214,6 +249,19 @@ def main() -> int:
             rows.append(f"| {label} | {n:,} | {seconds[1]:.2f} ({n / seconds[1]:.0f}) | {seconds[2]:.2f} "
                         f"({n / seconds[2]:.0f}) | {seconds[1] / seconds[2]:.2f} | {'yes' if len(scores) == 1 else 'NO'} | "
                         f"{floor['parse']:.2f} / {floor['parse'] / 2:.2f} | {floor['forward']:.2f} |")
+    first_rows = ["| metric | sentences | `set_workers(1)`: s | default: s (workers, pool started) | speed-up | "
+                  "same score |", "|---|---|---|---|---|---|"]
+    for label in [m for m in args.metrics if m in FIRST_CALLS]:
+        for n in FIRST_CALLS[label]:
+            mine = {k: [r for r in firsts if r["metric"] == label and r["sentences"] == n and r["setting"] == k]
+                    for k in ("1", "default")}
+            seconds = {k: statistics.median(r["seconds"] for r in mine[k]) for k in mine}
+            scores = {r["score"] for k in mine for r in mine[k]}
+            same &= len(scores) == 1
+            default = mine["default"][0]
+            first_rows.append(f"| {label} | {n:,} | {seconds['1']:.2f} | {seconds['default']:.2f} "
+                              f"({default['workers']}, {'yes' if default['pool'] else 'no'}) | "
+                              f"{seconds['1'] / seconds['default']:.2f} | {'yes' if len(scores) == 1 else 'NO'} |")
     text = "\n".join([
         "# Scale: the metrics on 1 and 2 worker processes", "", "Command:", "", "```",
         ".venv/bin/python benchmarks/scale_workers.py --data ../shared/data --out benchmarks/scale_workers", "```", "",
@@ -225,6 +273,8 @@ def main() -> int:
         "Distinct texts per corpus (sources, outputs, references): "
         + ", ".join(f"{n:,} sentences: {floors[n]['texts']:,}" for n in SIZES) + ".", "",
         *rows, "",
+        "First calls in a fresh process, no warm-up (spaCy's load and the pool's start included):", "",
+        *(first_rows if firsts else ["(not measured)"]), "",
         f"Reward steps of 16 prompts × 8 completions ({args.reward_steps} timed steps per process):", "",
         *reward_rows, "",
         "Every metric's score and every reward is the same at 1 and 2 workers." if same
@@ -232,7 +282,8 @@ def main() -> int:
     ]) + "\n"
     args.out.with_suffix(".md").write_text(text, encoding="utf-8")
     saved = [{key: v for key, v in r.items() if key != "rewards"} for r in rewards]
-    args.out.with_suffix(".json").write_text(json.dumps({"floors": floors, "runs": runs, "rewards": saved},
+    args.out.with_suffix(".json").write_text(json.dumps({"floors": floors, "runs": runs, "first_calls": firsts,
+                                                         "rewards": saved},
                                                         indent=1) + "\n",
                                              encoding="utf-8")
     print(text)

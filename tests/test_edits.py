@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from gecscore.common import edits as edits_module
 from gecscore.common import inputs as inputs_module
-from gecscore.common.edits import Edit, EditExtractor, apply_edits, get_extractor
+from gecscore.common.edits import Edit, EditExtractor, apply_edits, get_extractor, parse_bytes
 from gecscore.common.inputs import load_spacy
 from gecscore.common.inputs import spacy_tokenize as tokenize
 
@@ -122,7 +122,7 @@ def stub_extractor():
     import spacy
 
     blank = spacy.blank("en")
-    extractor = EditExtractor(blank, cache_size=3, parse_cache_size=2)
+    extractor = EditExtractor(blank, cache_size=3, parse_cache_bytes=2 * parse_bytes(blank("s0")))  # 2 parses
     extractor.annotator = StubAnnotator()
     parsed = []
     real_pipe = blank.pipe
@@ -310,3 +310,27 @@ def test_align_finds_transpositions_and_leaves_levenshtein_to_errant():
     cor = Doc(blank_vocab(), words=["I", "went", "quickly", "home"])
     assert [op for op, *_ in edits_module.align(orig, cor).align_seq] == ["M", "T2", "M"]
     assert [op for op, *_ in edits_module.align(orig, cor, lev=True).align_seq] == ["M", "S", "S", "M"]
+
+
+@given(st.lists(st.tuples(st.sampled_from("abcdef"), st.integers(0, 12)), max_size=40), st.integers(0, 30))
+def test_a_weighed_cache_stays_within_its_bytes(puts, size):
+    """Entries' weights add up to at most the size, the most recent kept first; one heavier than the whole size is
+    not kept (the entry it replaced is gone too); without weights the size counts entries."""
+    from gecscore.common.sharing import LRU
+
+    cache: LRU[str, int] = LRU(size, weight=lambda value: value)
+    model: dict[str, int] = {}
+    for key, value in puts:
+        cache.put(key, value)
+        model.pop(key, None)
+        if value <= size:
+            model[key] = value
+        while sum(model.values()) > size:
+            del model[next(iter(model))]
+        assert cache.used == sum(model.values()) <= size
+        assert {k: cache.get(k) for k in model} == model and len(cache) == len(model)
+        model = {k: model[k] for k in model}  # get() above kept the order: every key read in insertion order
+    counted: LRU[str, int] = LRU(2)
+    for key in "abc":
+        counted.put(key, 99)
+    assert len(counted) == 2 and "a" not in counted

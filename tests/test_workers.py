@@ -204,3 +204,24 @@ def test_a_datasets_worker_keeps_to_one_process():
                     num_proc=2)
     assert all(seen["child"]) and not any(seen["start"])
     assert not workers.in_child_process()
+
+
+def test_when_an_extraction_goes_to_the_workers(monkeypatch):
+    """Enough changed pairs and a pipeline a worker can load by name; by default a pool not yet running starts only
+    for POOL_START_PAIRS (its start costs every core a spaCy load), for PARALLEL_MIN_PAIRS once it runs or when the
+    user chose the number."""
+    from gecscore.common import edits
+
+    monkeypatch.setattr(edits, "cpu_workers", lambda: 2)
+    chose, running = [False], [False]
+    monkeypatch.setattr(edits, "user_chose_workers", lambda: chose[0])
+    monkeypatch.setattr(workers, "pool_running", lambda count: running[0])
+    start, least = edits.POOL_START_PAIRS, edits.PARALLEL_MIN_PAIRS
+    assert [edits.use_workers(n, "en") for n in (least, start - 1, start)] == [1, 1, 2]
+    assert edits.use_workers(start, None) == 1  # a pipeline given as an object cannot be loaded again
+    for flag in (chose, running):
+        flag[0] = True
+        assert [edits.use_workers(n, "en") for n in (least - 1, least)] == [1, 2]
+        flag[0] = False
+    monkeypatch.setattr(edits, "cpu_workers", lambda: 1)
+    assert edits.use_workers(10 * start, "en") == 1

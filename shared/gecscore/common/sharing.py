@@ -16,11 +16,15 @@ V = TypeVar("V")
 
 
 class LRU(Generic[K, V]):
-    """A bounded mapping that forgets the least recently used entry first (size 0: keeps nothing)."""
+    """A bounded mapping that forgets the least recently used entry first: at most `size` entries, or with
+    `weight`, entries whose weights add up to at most `size` (bytes, say); size 0 keeps nothing, and an entry
+    heavier than the whole size is not kept."""
 
-    def __init__(self, size: int) -> None:
+    def __init__(self, size: int, weight: Callable[[V], int] | None = None) -> None:
         self.size = size
-        self._data: OrderedDict[K, V] = OrderedDict()
+        self.weight = weight
+        self.used = 0
+        self._data: OrderedDict[K, tuple[V, int]] = OrderedDict()
 
     def __contains__(self, key: K) -> bool:
         return key in self._data
@@ -30,23 +34,29 @@ class LRU(Generic[K, V]):
 
     def get(self, key: K) -> V | None:
         """The value kept for `key` (None: none), now the most recently used."""
-        value = self._data.get(key)
-        if value is not None:
-            self._data.move_to_end(key)
-        return value
+        entry = self._data.get(key)
+        if entry is None:
+            return None
+        self._data.move_to_end(key)
+        return entry[0]
 
     def put(self, key: K, value: V) -> None:
         """Keep `value` for `key`, dropping the least recently used entries beyond the size."""
-        if self.size == 0:
+        weight = 1 if self.weight is None else self.weight(value)
+        old = self._data.pop(key, None)
+        if old is not None:
+            self.used -= old[1]
+        if weight > self.size:
             return
-        self._data[key] = value
-        self._data.move_to_end(key)
-        while len(self._data) > self.size:
-            self._data.popitem(last=False)
+        self._data[key] = (value, weight)
+        self.used += weight
+        while self.used > self.size:
+            self.used -= self._data.popitem(last=False)[1][1]
 
     def clear(self) -> None:
         """Forget every entry."""
         self._data.clear()
+        self.used = 0
 
 
 class SharedWithin(Generic[K, V]):

@@ -321,13 +321,13 @@ def _uniform_draws(count: int, sentences: int, iterations: int, seed_step: int, 
     that keeps too few, rare by the margin, is drawn again with twice the outputs; `words` sets the first count,
     for tests). tests/test_gleu.py checks the result against `random` itself."""
     bits = count.bit_length()
+    stream = random.Random()
     expected = sentences * (1 << bits) // count
     draws = np.empty((iterations, sentences), dtype=np.int64)
     short = list(range(iterations))
     words = words or expected + 4 * math.isqrt(expected) + 64  # mean + 4 standard deviations and some
     while short:
-        raw = b"".join(random.Random(j * seed_step).getrandbits(32 * words).to_bytes(4 * words, "little")
-                       for j in short)
+        raw = b"".join(_outputs(stream, j * seed_step, words) for j in short)
         top = np.frombuffer(raw, dtype="<u4").reshape(len(short), words) >> np.uint32(32 - bits)
         keep = top < count
         kept, per_row = top[keep], np.count_nonzero(keep, axis=1)  # every row's kept values, rows one after another
@@ -337,6 +337,13 @@ def _uniform_draws(count: int, sentences: int, iterations: int, seed_step: int, 
         short = [short[i] for i in np.flatnonzero(per_row < sentences).tolist()]
         words *= 2
     return draws
+
+
+def _outputs(stream: random.Random, seed: int, words: int) -> bytes:
+    """The first `words` 32-bit outputs of Python's generator after `seed(seed)`, little-endian, the first
+    first."""
+    stream.seed(seed)
+    return stream.getrandbits(32 * words).to_bytes(4 * words, "little")
 
 
 class DrawnGLEU:

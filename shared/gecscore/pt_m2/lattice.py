@@ -636,7 +636,7 @@ def extract_edits(source: Sequence[str], hypothesis: Sequence[str], golds: Mappi
 #: Below this many sentences, handing their lattices to worker processes costs more than it saves; a pool not yet
 #: running is started (by default) for `POOL_START_SENTENCES`.
 PARALLEL_MIN_SENTENCES = 256
-POOL_START_SENTENCES = 2_048
+POOL_START_SENTENCES = 1_024
 
 #: One sentence's M² extraction: source tokens, hypothesis tokens, and the gold edits of each annotator.
 Extraction = tuple[Sequence[str], Sequence[str], Mapping[int, Sequence[GoldEdit]]]

@@ -414,10 +414,10 @@ def errant_candidates(sources: Sequence[str], hypotheses: Sequence[str], referen
     if not (len(sources) == len(hypotheses) == len(references)):
         raise ValueError(f"sources ({len(sources)}), predictions ({len(hypotheses)}) and references "
                          f"({len(references)}) differ in length")
-    hyp_edits = extractor.extract(sources, hypotheses, progress=progress)
     flat_sources = [s for s, refs in zip(sources, references) for _ in refs]
     flat_refs = [r for refs in references for r in refs]
-    flat_edits = iter(extractor.extract(flat_sources, flat_refs, progress=progress))
+    every = extractor.extract([*sources, *flat_sources], [*hypotheses, *flat_refs], progress=progress)
+    hyp_edits, flat_edits = every[:len(sources)], iter(every[len(sources):])  # one extraction: sources parsed once
     ref_edits = [[next(flat_edits) for _ in refs] for refs in references]
     requests, keys, owners = [], [], []
     for i, (source, hyp, refs, per_ref) in enumerate(zip(sources, hyp_edits, references, ref_edits)):

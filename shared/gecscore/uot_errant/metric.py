@@ -416,13 +416,14 @@ class UOTErrant:
         hyps, refs, n = dict(systems), references, len(sources)
         extractor = extractor_for(cfg.language, self._nlp)
         keep_unk = cfg.variant == "errant" and cfg.convention == "errant_compare"
-        flat_ref_src = [sources[i] for i, rs in enumerate(refs) for _ in rs]
-        flat_ref_edits = iter(extractor.extract(flat_ref_src, [r for rs in refs for r in rs], keep_unk=keep_unk,
-                                                progress=self.progress))
-        ref_edits = [[next(flat_ref_edits) for _ in rs] for rs in refs]
         names = list(hyps)
-        all_hyp_edits = extractor.extract(sources * len(names), [h for name in names for h in hyps[name]],
-                                          keep_unk=keep_unk, progress=self.progress)
+        flat_ref_src = [sources[i] for i, rs in enumerate(refs) for _ in rs]
+        every = extractor.extract(flat_ref_src + sources * len(names),  # one extraction: each source parsed once
+                                  [r for rs in refs for r in rs] + [h for name in names for h in hyps[name]],
+                                  keep_unk=keep_unk, progress=self.progress)
+        flat_ref_edits = iter(every[:len(flat_ref_src)])
+        ref_edits = [[next(flat_ref_edits) for _ in rs] for rs in refs]
+        all_hyp_edits = every[len(flat_ref_src):]
         hyp_edits = {name: all_hyp_edits[k * n:(k + 1) * n] for k, name in enumerate(names)}
         return SystemEdits(sources, hyps, refs, hyp_edits, ref_edits)
 
