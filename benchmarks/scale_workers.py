@@ -264,7 +264,8 @@ def main() -> int:
                               f"{seconds['1'] / seconds['default']:.2f} | {'yes' if len(scores) == 1 else 'NO'} |")
     text = "\n".join([
         "# Scale: the metrics on 1 and 2 worker processes", "", "Command:", "", "```",
-        ".venv/bin/python benchmarks/scale_workers.py --data ../shared/data --out benchmarks/scale_workers", "```", "",
+        " ".join([".venv/bin/python", "benchmarks/scale_workers.py", *sys.argv[1:]]).replace(data, "../shared/data"),
+        "```", "",
         f"Run {datetime.now(timezone.utc).isoformat(timespec='seconds')} on {os.cpu_count()} CPU cores "
         f"({platform.machine()}), Python {platform.python_version()}; {len(runs)} measured processes and "
         f"{len(floors)} floor processes, {args.rounds} round(s) per worker count, alternating; the whole run took "
