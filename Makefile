@@ -22,7 +22,7 @@ EMBEDDED := packages/gecscore-impara-minilm
 $(STAMP): setup.cfg pyproject.toml constraints.txt $(EMBEDDED)/pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q -c constraints.txt -e '.[models,test,embedded]' -e ./$(EMBEDDED)
+	$(PY) -m pip install -q -c constraints.txt -e '.[models,test,embedded,zh]' -e ./$(EMBEDDED)
 	touch $(STAMP)
 
 install: $(STAMP)

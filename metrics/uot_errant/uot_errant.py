@@ -80,7 +80,7 @@ class UotErrant(GECMetric):
                  model="google/electra-base-discriminator", beta=0.5, vectorize="ref-remove", mass="norm",
                  cost="euclidean", reg=0.1, reg_m=0.1, max_length=128, batch_size=32, device=None,
                  convention="gec-metrics", evaluation="cs", edit_size="all", filter_types=(), language="en",
-                 max_changed_run=80, robust=False, tokenize=False, normalize=False, max_tokens=700,
+                 zh_lexicon=None, max_changed_run=80, robust=False, tokenize=False, normalize=False, max_tokens=700,
                  return_sentence_scores=False, return_types=0, hyp_m2=None, ref_m2=None, return_alignments=False,
                  progress=False):
         return self.score(sources, predictions, references, locals())

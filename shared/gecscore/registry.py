@@ -79,8 +79,8 @@ class Preset:
 PRESETS: dict[str, Preset] = {
     "errant": Preset("uot_errant", "ERRANT", {"variant": "errant"},
                      "plain ERRANT F-beta (uot_errant, variant='errant'); convention='errant_compare' scores as "
-                     "ERRANT's errant_compare (with language='zh', as ChERRANT on Chinese char-level M2)",
-                     ("beta", "convention", "evaluation", "edit_size", "filter_types", "language")),
+                     "ERRANT's errant_compare (with language='zh', as ChERRANT: char-level edits from text, or its M2 files)",
+                     ("beta", "convention", "evaluation", "edit_size", "filter_types", "language", "zh_lexicon")),
     "senterrant": Preset("pt_m2", "SentERRANT", {"variant": "senterrant", "scorer": "self"},
                          "mean of sentence ERRANT F-beta (pt_m2, variant='senterrant', scorer='self')",
                          ("beta", "language")),

@@ -156,22 +156,23 @@ def input_options(*, tokenize: str = "spaCy-tokenise raw text first (otherwise u
 #: rules spaCy ships without a model (`spacy.blank`), the twelve of MultiGEC-2025 among them.
 LANGUAGES: tuple[str, ...] = ("en", "zh", "ar", "cs", "de", "el", "es", "et", "fr", "is", "it", "lv", "nl", "pt", "ru",
                               "sl", "sv", "uk")
-#: The languages in which a metric extracts edits from text: all but Chinese (ChERRANT's char alignment is not built).
+#: The languages in which a metric extracts edits from text: all but Chinese, whose edits (ChERRANT's char alignment,
+#: `chinese_edits`) only `errant` with convention 'errant_compare' extracts.
 EDIT_LANGUAGES: tuple[str, ...] = tuple(language for language in LANGUAGES if language != "zh")
 
 
 def language_option(edits: bool = False) -> Option:
     """The `language` of a metric: one meaning wherever it appears. A metric that reads only tokens (GLEU, GREEN)
     takes every language; one that extracts edits from text (`edits`) takes every language but Chinese, whose
-    edits need ChERRANT's char alignment, and in a language other than English extracts them with no English
-    rules (`gecscore.common.plain_edits`)."""
+    edits (ChERRANT's char alignment) only `errant` extracts, and in a language other than English extracts them
+    with no English rules (`gecscore.common.plain_edits`)."""
     if edits:
         return Option("language", "str", "en", "the text's language (ISO 639-1): 'en', ERRANT's English edits, "
                       "`tokenize` by spaCy's English pipeline; any other, whitespace-separated words (`tokenize` by "
                       "spaCy's tokenizer rules for that language, no model needed) and edits with no English rules "
                       "(a Levenshtein alignment of the tokens, each run of changes one edit, as ERRANT's -lev -merge "
-                      "all-merge), typed only M, R or U. Chinese edits need ChERRANT's char alignment, which is not "
-                      "built. Recorded in the signature unless 'en'", choices=EDIT_LANGUAGES)
+                      "all-merge), typed only M, R or U. Chinese edits (ChERRANT's char alignment) are "
+                      "`errant`'s alone. Recorded in the signature unless 'en'", choices=EDIT_LANGUAGES)
     return Option("language", "str", "en", "the text's language (ISO 639-1): 'en', whitespace-separated words, "
                   "`tokenize` by spaCy's English pipeline; 'zh', Chinese, every character a token (ChERRANT's char "
                   "level); any other, whitespace-separated words, `tokenize` by spaCy's tokenizer rules for that "

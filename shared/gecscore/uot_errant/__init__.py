@@ -67,11 +67,16 @@ SPEC = MetricSpec(
                variants=("errant",)),
         Option("language", "str", "en", "'en': ERRANT's English edits; 'zh': ChERRANT's char-level scorer of "
                "Chinese M2 files (MuCGEC, NLPCC-2018): correction keys without spaces, 无法标注 sentences skipped; "
-               "needs `hyp_m2`/`ref_m2` and convention 'errant_compare' (Chinese edit extraction from text is not "
-               "built yet); any other: edits from text with no English rules (a Levenshtein alignment of the "
+               "needs convention 'errant_compare'; from text, edits as ChERRANT's char-level parallel_to_m2.py "
+               "extracts them (needs `zh_lexicon`), from `hyp_m2`/`ref_m2` as given; any other: edits from text "
+               "with no English rules (a Levenshtein alignment of the "
                "tokens, each run of changes one edit, as ERRANT's -lev -merge all-merge), typed only M, R or U; "
                "`tokenize` applies the language's spaCy tokenizer rules. Recorded in the signature unless 'en'",
                choices=LANGUAGES, variants=("errant",)),
+        Option("zh_lexicon", "str", None, "language='zh' from text: ChERRANT's lexicons, which gecscore does not "
+               "ship, as its data folder (scorers/ChERRANT/data of HillZhang1999/MuCGEC: cilin.txt and "
+               "confusion_dict.txt) or a JSON file of them (None: $GECSCORE_ZH_LEXICON); the signature records "
+               "their digest", nullable=True, variants=("errant",)),
         *input_options(robust="zero-mass edits leave the transport and transported mass is capped (see the card's "
                        "*Degenerate transports and robust mode*)"),
         Option("return_sentence_scores", "bool", False, "also return per-sentence scores (aliases "

@@ -82,8 +82,7 @@ def statistics_systems(sources: Sequence[str] | None, systems: Mapping[str, Sequ
         scored = compare.score_m2(opts["hyp_m2"], opts["ref_m2"], config.compare_settings)
         return {name: _compare_statistics(scored, opts, config.signature()) for name in systems}
     if config.language == "zh":
-        raise ValueError(f"language={config.language!r} scores ChERRANT char-level M2 files: pass `hyp_m2` and "
-                         "`ref_m2` (Chinese edit extraction from text is not built yet)")
+        return _chinese_statistics(sources, systems, references, opts, config, progress=progress)
     scorer = UOTErrant(config, progress=progress, warn=False, max_tokens=opts["max_tokens"], from_input_layer=True)
     if config.variant == "errant" and config.convention == "errant_compare":
         edits = scorer.edits(sources, systems, references)
@@ -178,6 +177,7 @@ class UOTConfig:
     edit_size: str = _DEFAULTS["edit_size"]
     filter_types: tuple[str, ...] = _DEFAULTS["filter_types"]
     language: str = _DEFAULTS["language"]
+    zh_lexicon: str | None = _DEFAULTS["zh_lexicon"]
 
     def __post_init__(self) -> None:
         for setting in fields(self):
@@ -188,6 +188,8 @@ class UOTConfig:
             if changed:
                 raise ValueError(f"`{changed[0]}` is errant_compare's option: it needs variant='errant' and "
                                  "convention='errant_compare'")
+        if self.zh_lexicon is not None and self.language != "zh":
+            raise ValueError(f"`zh_lexicon` is the lexicon of language='zh'; with language={self.language!r} drop it")
         foreign = [t for t in self.filter_types if t not in (*PLAIN_TYPES, "UNK")]
         if self.plain_edits and foreign:
             raise ValueError(f"`filter_types` {foreign} are ERRANT's English error types; with "
@@ -214,8 +216,9 @@ class UOTConfig:
         return CompareSettings(self.beta, self.evaluation, self.edit_size, frozenset(self.filter_types),
                                "zh" if self.language == "zh" else "en")
 
-    def signature(self) -> str:
-        """Version signature of this configuration."""
+    def signature(self, lexicon: str | None = None) -> str:
+        """Version signature of this configuration (`lexicon`: the digest of the Chinese lexicon that extracted
+        the edits from text)."""
         settings: dict[str, Any] = {"variant": self.variant, "beta": float(self.beta)}
         if self.variant == "uot":
             settings.update(model=self.model, pooling="mean", max_length=self.max_length, vectorize=self.vectorize,
@@ -226,6 +229,8 @@ class UOTConfig:
                             filter_types=list(self.filter_types) or "none")
             if self.language == "zh":  # English signatures stay as they were
                 settings.update(language=self.language, scorer="cherrant")
+                if lexicon is not None:
+                    settings.update(edits="cherrant-char", zh_lexicon=lexicon)
         if self.plain_edits:
             settings.update(language_setting({"language": self.language}, edits=True))
         settings["tokenize"] = "spacy" if self.tokenize else "none"
@@ -328,6 +333,29 @@ class UOTResult:
 def edit_row(e: Edit) -> list[Any]:
     """`[o_start, o_end, o_str, c_str, type]` of an edit."""
     return [e.o_start, e.o_end, e.o_str, e.c_str, e.type]
+
+
+def _chinese_statistics(sources: Sequence[str], systems: Mapping[str, Sequence[str]], references: Sequence[Any],
+                        opts: Mapping[str, Any], config: UOTConfig, *, progress: bool) -> dict[str, UOTStatistics]:
+    """Chinese text scored as ChERRANT scores it: char-level M2 of the references and of each system, written as
+    its parallel_to_m2.py writes them (`chinese_edits`), then its compare script's rules."""
+    from gecscore.common.chinese_edits import aligner_for, load_lexicon
+    from gecscore.common.m2io import parse_m2
+
+    lexicon = load_lexicon(config.zh_lexicon)
+    aligner = aligner_for(lexicon)
+    groups = [[r] if isinstance(r, str) else list(r) for r in references]
+    def m2(pairs: Any, what: str) -> Any:
+        bar = progress_bar(pairs, total=len(sources), desc=f"Chinese edits ({what})", disable=not progress)
+        return parse_m2("".join(aligner.annotate(s, targets) + "\n\n" for s, targets in bar))
+
+    ref_m2 = m2(zip(sources, groups), "references")
+    out = {}
+    for name, predictions in systems.items():
+        hyp_m2 = m2(zip(sources, ([p] for p in predictions)), name)
+        scored = compare.score_m2(hyp_m2, ref_m2, config.compare_settings)
+        out[name] = _compare_statistics(scored, opts, config.signature(lexicon.digest))
+    return out
 
 
 def _compare_statistics(scored: CompareResult, opts: Mapping[str, Any], signature: str) -> UOTStatistics:

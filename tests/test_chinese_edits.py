@@ -1,0 +1,223 @@
+"""Chinese edits from parallel text (`errant` with `language="zh"` and no M2 files): gecscore's own extraction writes
+the char-level M2 that ChERRANT's `parallel_to_m2.py -g char` wrote for MuCGEC dev and its demo
+(../shared/golden/cherrant, made by running the reference unmodified), byte for byte, and then scores as ChERRANT
+does, through the library, the command line and the evaluate module.
+
+The lexicon is tests/zh_lexicon/mucgec_dev.json: ChERRANT's Cilin codes and confusion sets restricted to the
+characters of these texts (tests/zh_lexicon/make.py says how it was made). This file takes about half a minute:
+the whole dev set (1,137 sources, 2,466 references, the example prediction) is aligned once, by the module
+fixture, and every later test reads the aligner's cache.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from conftest import REPO
+from gecscore import registry
+from gecscore.common import chinese_edits as ce
+from gecscore.common.results import DegenerateOutputWarning
+
+LEXICON = Path(__file__).parent / "zh_lexicon" / "mucgec_dev.json"
+ZH = {"convention": "errant_compare", "language": "zh", "zh_lexicon": str(LEXICON)}
+
+
+@pytest.fixture(scope="module")
+def dev(shared_data, golden):
+    """MuCGEC dev as (sources, references, predictions), our M2 of references and prediction, and ChERRANT's."""
+    folder = shared_data / "MuCGEC" / "MuCGEC"
+    rows = [line.split("\t") for line in (folder / "MuCGEC_dev.txt").read_text(encoding="utf-8").strip().split("\n")]
+    predictions = [line.split("\t")[2] for line in
+                   (folder / "example_pred_dev.txt").read_text(encoding="utf-8").strip().split("\n")]
+    sources, references = [r[1] for r in rows], [r[2:] for r in rows]
+    lexicon = ce.load_lexicon(LEXICON)
+    ours = (ce.cherrant_m2(sources, [[p] for p in predictions], lexicon), ce.cherrant_m2(sources, references, lexicon))
+    root = golden / "cherrant" / "mucgec_dev"
+    theirs = tuple((root / name).read_text(encoding="utf-8")
+                   for name in ("example_pred_dev.hyp.m2.char", "MuCGEC_dev.ref.m2.char"))
+    record = json.loads((golden / "cherrant" / "cherrant_char_mucgec_dev_example_pred.json").read_text(encoding="utf-8"))
+    return sources, references, predictions, ours, theirs, record
+
+
+def _blocks(m2: str) -> list[str]:
+    return m2.strip().split("\n\n")
+
+
+def test_mucgec_dev_m2_from_text_is_cherrants_byte_for_byte(dev):
+    """The references (1-7 per sentence, 48 blocks with several equally cheap alignments, 没有错误 and 无法标注)
+    and the example prediction: every block, every alignment, in ChERRANT's order."""
+    *_, ours, theirs, _ = dev
+    for mine, reference in zip(ours, theirs):
+        differing = [i for i, (a, b) in enumerate(zip(_blocks(mine), _blocks(reference))) if a != b]
+        assert differing == [] and mine == reference
+
+
+def test_the_demo_m2_from_text_is_the_shipped_one(shared_data):
+    samples = shared_data / "MuCGEC" / "ChERRANT" / "samples"
+    rows = [line.split("\t") for line in (samples / "demo.hyp.para").read_text(encoding="utf-8").strip().split("\n")]
+    m2 = ce.cherrant_m2([r[1] for r in rows], [r[2:] for r in rows], ce.load_lexicon(LEXICON))
+    assert m2 == (samples / "demo.hyp.m2.char").read_text(encoding="utf-8")
+
+
+def _from_text(dev, **options):
+    sources, references, predictions, *_ = dev
+    with pytest.warns(DegenerateOutputWarning, match="not annotatable: 3"):
+        return registry.run("errant", sources, predictions, references, **ZH, **options)
+
+
+@pytest.mark.parametrize("mode,options", [("corpus", {}), ("cse", {"evaluation": "cse"}),
+                                          ("ds", {"evaluation": "ds"}), ("dt", {"evaluation": "dt"}),
+                                          ("cs_beta1", {"beta": 1.0})])
+def test_scores_from_text_equal_cherrant_in_every_mode(dev, mode, options):
+    record = dev[-1]
+    expected = record["corpus"] if mode == "corpus" else record["corpus_other_modes"][mode]
+    result = _from_text(dev, **options)
+    f_name = "f" + format(options.get("beta", 0.5), "g")
+    got = {"tp": result.scores["tp"], "fp": result.scores["fp"], "fn": result.scores["fn"],
+           "p": round(result.scores["precision"], 4), "r": round(result.scores["recall"], 4),
+           "f": round(result.scores[f_name], 4)}
+    assert got == expected
+    assert f"edits:cherrant-char|zh_lexicon:{ce.load_lexicon(LEXICON).digest}" in result.signature
+
+
+def test_every_sentence_and_type_from_text_equals_cherrant(dev, golden):
+    """Each sentence's counts and chosen annotators; the 无法标注 sentences listed as degenerate; -cat 3's table."""
+    record = dev[-1]
+    result = _from_text(dev, return_sentence_scores=True, return_types=3)
+    assert [d["index"] for d in result.details["degenerate_sentences"]] == [97, 463, 1076]
+    for expected, ours in zip(record["sentences"], result.sentences, strict=True):
+        k = [tuple(pair) for pair in ours["coders"]].index((0, ours["corpus_ref"]))
+        assert ours["per_ref"][k] == [expected["tp"], expected["fp"], expected["fn"]], expected["index"]
+        if not expected["skipped_not_annotatable"]:
+            assert (0, ours["corpus_ref"]) == (expected["chosen_hyp"], expected["chosen_ref"]), expected["index"]
+    rows = result.details["types"]["rows"]
+    assert {k: [rows[k]["tp"], rows[k]["fp"], rows[k]["fn"]] for k in rows} == {
+        "M": [306, 322, 1129], "R": [278, 350, 557], "S": [486, 951, 1105], "W": [14, 12, 212]}
+
+
+def _first_single_reference(dev, count):
+    """The first `count` sentences with one reference: sources, predictions, references, and those blocks of
+    ChERRANT's two M2 files."""
+    sources, references, predictions, _, theirs, _ = dev
+    picked = [i for i, refs in enumerate(references) if len(refs) == 1][:count]
+    hyp, ref = (_blocks(m2) for m2 in theirs)
+    return ([sources[i] for i in picked], [predictions[i] for i in picked], [references[i][0] for i in picked],
+            "".join(hyp[i] + "\n\n" for i in picked), "".join(ref[i] + "\n\n" for i in picked))
+
+
+def test_the_cli_from_text_prints_what_cherrant_prints_from_its_m2(dev, tmp_path):
+    """`gecscore score errant --language zh --zh-lexicon L --sources S --predictions H --references R -cat 3` on
+    60 sentences prints the table that the same command prints from ChERRANT's own M2 of them."""
+    sources, predictions, references, hyp_m2, ref_m2 = _first_single_reference(dev, 60)
+    files = {}
+    for name, lines in (("src", sources), ("hyp", predictions), ("ref", references)):
+        files[name] = tmp_path / f"{name}.txt"
+        files[name].write_text("\n".join(lines) + "\n", encoding="utf-8")
+    for name, text in (("hyp_m2", hyp_m2), ("ref_m2", ref_m2)):
+        files[name] = tmp_path / f"{name}.m2"
+        files[name].write_text(text, encoding="utf-8")
+
+    def printed(*args: str) -> str:
+        done = subprocess.run([sys.executable, "-m", "gecscore.cli", "score", "errant", "--language", "zh", "-cat",
+                               "3", *args], capture_output=True, text=True, check=True)
+        return done.stdout
+
+    from_text = printed("--zh-lexicon", str(LEXICON), "--sources", str(files["src"]), "--predictions",
+                        str(files["hyp"]), "--references", str(files["ref"]))
+    from_m2 = printed("-hyp", str(files["hyp_m2"]), "-ref", str(files["ref_m2"]))
+    table, signature = from_text.rsplit("\n", 2)[0], from_text.split("\n")[-2]
+    assert table == from_m2.rsplit("\n", 2)[0] and "TP" in table
+    assert "language:zh|scorer:cherrant|edits:cherrant-char|zh_lexicon:" in signature
+
+
+def test_the_evaluate_module_from_text_equals_cherrants_m2(dev):
+    import evaluate
+
+    sources, predictions, references, hyp_m2, ref_m2 = _first_single_reference(dev, 40)
+    module = evaluate.load(str(REPO / "metrics" / "uot_errant"), variant="errant", **ZH)
+    with pytest.warns(DegenerateOutputWarning, match=r"not annotatable: 1 \[23\]"):  # MuCGEC dev's sentence 97
+        out = module.compute(sources=sources, predictions=predictions, references=[[r] for r in references])
+    with pytest.warns(DegenerateOutputWarning, match=r"not annotatable: 1 \[23\]"):
+        expected = registry.run("errant", None, None, None, hyp_m2=hyp_m2, ref_m2=ref_m2,
+                                convention="errant_compare", language="zh")
+    assert [out[k] for k in ("tp", "fp", "fn", "f0.5")] == [expected.scores[k] for k in ("tp", "fp", "fn", "f0.5")]
+    assert [d["index"] for d in out["degenerate_sentences"]] == [23]
+
+
+def test_setup_mistakes_are_errors_naming_the_option(monkeypatch, tmp_path):
+    monkeypatch.delenv(ce.LEXICON_ENV, raising=False)
+    with pytest.raises(ValueError, match="pass `zh_lexicon`.*GECSCORE_ZH_LEXICON.*cilin.txt"):
+        registry.run("errant", ["他很喜欢看书书。"], ["他很喜欢看书。"], [["他很喜欢看书。"]],
+                     convention="errant_compare", language="zh")
+    with pytest.raises(ValueError, match="`zh_lexicon` is the lexicon of language='zh'"):
+        registry.run("errant", ["I has a apple ."], ["I have a apple ."], [["I have an apple ."]],
+                     convention="errant_compare", zh_lexicon=str(LEXICON))
+    with pytest.raises(ValueError, match="without ChERRANT's cilin.txt and confusion_dict.txt"):
+        ce.load_lexicon(tmp_path)
+    monkeypatch.setenv(ce.LEXICON_ENV, str(LEXICON))  # the environment names it as well as the option
+    result = registry.run("errant", ["他很喜欢看书书。"], ["他很喜欢看书。"], [["他很喜欢看书。"]],
+                          convention="errant_compare", language="zh")
+    assert result.scores["f0.5"] == 1.0
+
+
+def test_a_cherrant_folder_reads_as_its_json(tmp_path):
+    """ChERRANT's file formats (GBK thesaurus, a later line winning; confusion sets), read from a folder written
+    here, give the lexicon that `to_json` and the JSON reader give back."""
+    lexicon = ce.ChineseLexicon({"人": "Aa01A01=", "士": "Aa01A02=", "书": "Dk01B01="}, {"书": frozenset("输术")})
+    folder = tmp_path
+    (folder / "cilin.txt").write_bytes("Aa01A01= 人 士\nAa01A02= 士\nDk01B01= 书\n".encode("gbk"))
+    (folder / "confusion_dict.txt").write_text("书 输 术\n", encoding="utf-8")
+    (folder / "lexicon.json").write_text(lexicon.to_json(), encoding="utf-8")
+    from_folder, from_json = ce._read_cherrant(folder), ce._read_json(folder / "lexicon.json")
+    assert dict(from_folder.semantic) == dict(from_json.semantic) == dict(lexicon.semantic)
+    assert dict(from_folder.confusion) == dict(from_json.confusion) == dict(lexicon.confusion)
+    assert from_folder.digest == from_json.digest == lexicon.digest
+
+
+def _naive_operations(aligner: ce.ChineseAligner, src: list[str], tgt: list[str]) -> list[list[tuple[str, ...]]]:
+    """The alignment's operations as the reference behaviour states them, with no shortcut: every transposition
+    length tried by sorting both blocks, every tie listed in the order T, S, I, D."""
+    n, m = len(src), len(tgt)
+    cost = [[float(i + j) if i == 0 or j == 0 else 0.0 for j in range(m + 1)] for i in range(n + 1)]
+    ops = [[() if i == j == 0 else ("D",) if j == 0 else ("I",) for j in range(m + 1)] for i in range(n + 1)]
+    for i in range(n):
+        for j in range(m):
+            if src[i] == tgt[j]:
+                cost[i + 1][j + 1], ops[i + 1][j + 1] = cost[i][j], ("M",)
+                continue
+            candidates = [float("inf"), cost[i][j] + aligner.substitution_cost(src[i], tgt[j]),
+                          cost[i + 1][j] + 1, cost[i][j + 1] + 1]
+            k = 1
+            while i - k >= 0 and j - k >= 0 and cost[i - k + 1][j - k + 1] != cost[i - k][j - k]:
+                if sorted(src[i - k:i + 1]) == sorted(tgt[j - k:j + 1]):
+                    candidates[0] = cost[i - k][j - k] + k
+                    break
+                k += 1
+            best = min(candidates)
+            cost[i + 1][j + 1] = best
+            ops[i + 1][j + 1] = tuple(name for name, c in zip((f"T{k + 1}", "S", "I", "D"), candidates) if c == best)
+    return ops
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text("他她它们的了书很好，。", max_size=12), st.text("他她它们的了书很好，。", max_size=12),
+       st.integers(0, 2**32 - 1))
+def test_the_alignment_equals_its_plain_statement(source, target, seed):
+    """The transposition shortcut (token-key sums, the first possible block length) and the tie order change
+    nothing: every cell's operations equal those of the plain statement, over random lexicons."""
+    rng = random.Random(seed)
+    chars = sorted(set("他她它们的了书很好，。"))
+    lexicon = ce.ChineseLexicon({c: rng.choice(["Aa01A01=", "Aa01B01=", "Ab02A01=", "Ba01A01="]) for c in chars
+                                 if rng.random() < 0.7},
+                                {c: frozenset(rng.sample(chars, 3)) for c in chars if rng.random() < 0.5})
+    aligner = ce.ChineseAligner(lexicon)
+    src, tgt = ce.char_tokens(source), ce.char_tokens(target)
+    assert aligner.operations(src, tgt) == _naive_operations(aligner, src, tgt)
