@@ -76,6 +76,7 @@ class Cleme2(GECMetric):
 
     def _compute(self, sources, predictions, references=None, *, variant="cleme2", level="corpus",
                  assumption="dependent", weighting=None, alpha=None, beta=0.5, release="2023", model=None, layer=None,
-                 device=None, language="en", max_changed_run=80, robust=False, tokenize=False, normalize=False,
-                 max_tokens=700, hyp_m2=None, ref_m2=None, sentences=False, return_chunks=False, progress=False):
+                 device=None, language="en", zh_lexicon=None, max_changed_run=80, robust=False, tokenize=False,
+                 normalize=False, max_tokens=700, hyp_m2=None, ref_m2=None, sentences=False, return_chunks=False,
+                 progress=False):
         return self.score(sources, predictions, references, locals())

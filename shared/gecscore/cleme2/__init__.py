@@ -6,7 +6,9 @@ partition and its labels), `weights.py` (similarity and LLM chunk weights); `plo
 """
 
 from gecscore.common.exports import lazy_exports
-from gecscore.common.options import MetricSpec, Option, ScriptText, Unshardable, input_options, language_option
+from gecscore.common.options import (
+    MetricSpec, Option, ScriptText, Unshardable, input_options, language_option, zh_lexicon_option,
+)
 
 _LENGTH = ("weighting='length' (CLEME's default) weighs every chunk by the corpus-wide mean chunk length, which no "
            "shard knows; use weighting='none', 'similarity' or 'llm', or score unsharded")
@@ -68,7 +70,8 @@ SPEC = MetricSpec(
         Option("layer", "int", None, "BERTScore layer (None: the model's bert_score default)", minimum=0,
                nullable=True),
         Option("device", "device", None, "'cpu', 'cuda', 'cuda:1', 'mps' (None: cuda when available)", nullable=True),
-        language_option(edits=True),
+        language_option(edits=True, chinese=True),
+        zh_lexicon_option(),
         *input_options(robust="a sentence whose similarity chunk weights are all float noise is scored with unit "
                        "chunk weights (in corpus totals each such chunk weighs the corpus's mean chunk weight)"),
         Option("hyp_m2", "path_or_text", None, "instead of the sentence lists: the hypothesis M2 (path or text, "

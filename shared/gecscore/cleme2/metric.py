@@ -122,10 +122,13 @@ class ClemeConfig:
     tokenize: bool = _DEFAULTS["tokenize"]
     robust: bool = _DEFAULTS["robust"]
     language: str = _DEFAULTS["language"]
+    zh_lexicon: str | None = _DEFAULTS["zh_lexicon"]
 
     def __post_init__(self) -> None:
         for setting in fields(self):
             SPEC.option(setting.name).check(getattr(self, setting.name))
+        if self.zh_lexicon is not None and self.language != "zh":
+            raise ValueError(f"`zh_lexicon` is the lexicon of language='zh'; with language={self.language!r} drop it")
         weighting = self.weighting or DEFAULT_WEIGHTING[self.variant]
         object.__setattr__(self, "weighting", weighting)
         default_alpha = ALPHA_CORPUS if self.level == "corpus" else ALPHA_SENTENCE
@@ -161,7 +164,12 @@ class ClemeConfig:
             out.update(model=self.model, layer="default" if self.layer is None else self.layer)
         elif self.weighting == "llm":
             out["model"] = self.model
-        out.update(language_setting({"language": self.language}, edits=True))
+        if self.language == "zh":
+            from gecscore.common.chinese_edits import load_lexicon
+
+            out.update(language="zh", edits="cherrant-char", zh_lexicon=load_lexicon(self.zh_lexicon).digest)
+        else:
+            out.update(language_setting({"language": self.language}, edits=True))
         out.update(tokenize="spacy" if self.tokenize else "none", robust=self.robust)
         return out
 
@@ -366,6 +374,11 @@ def text_samples(sources: Sequence[str] | None, predictions: Sequence[str] | Non
             raise ValueError("`language` applies to text, whose edits it extracts; M2 input (`hyp_m2`, `ref_m2`) "
                              "has its tokens and edits already: drop `language`")
         return samples_from_m2(hyp_m2, ref_m2)
+    if config.language == "zh":  # CLEME's Chinese mode reads ChERRANT's char-level M2: written here from the text
+        from gecscore.common.chinese_edits import aligner_for, load_lexicon
+
+        aligner = aligner_for(load_lexicon(config.zh_lexicon))
+        return samples_from_m2(aligner.m2(sources, [[p] for p in predictions]), aligner.m2(sources, references))
     return samples_from_text(sources, predictions, references, extractor_for(config.language), progress=progress)
 
 
@@ -392,7 +405,8 @@ def cleme_score(sources: Sequence[str] | None = None, predictions: Sequence[str]
                              "`ref_m2`")
         prepared = prepare(sources, {"system": predictions}, references, robust=config.robust)
         sources, systems, references = metric_texts(SPEC.text_form, prepared.sources, prepared.systems,
-                                                    prepared.references, tokenize=config.tokenize)
+                                                    prepared.references, tokenize=config.tokenize,
+                                                    language=config.language)
         predictions = systems["system"]
     samples = text_samples(sources, predictions, references, hyp_m2, ref_m2, config, progress=progress)
     return evaluate_samples(samples, config, similarity=similarity, rater=rater, device=device, sentences=sentences,

@@ -345,6 +345,10 @@ class ChineseAligner:
             self._edits.put(key, found)
         return found
 
+    def m2(self, sources: Sequence[str], corrections: Sequence[Sequence[str]]) -> str:
+        """The char-level M2 file of each source with its corrections, as `parallel_to_m2.py -g char` writes it."""
+        return "".join(self.annotate(s, c) + "\n\n" for s, c in zip(sources, corrections))
+
     def _target_lines(self, src: list[str], tgt: list[str], annotator: int) -> list[str]:
         """One annotator's `T` and `A` lines."""
         tail = f"|||REQUIRED|||-NONE-|||{annotator}"
@@ -492,5 +496,4 @@ def aligner_for(lexicon: ChineseLexicon) -> ChineseAligner:
 
 def cherrant_m2(sources: Sequence[str], corrections: Sequence[Sequence[str]], lexicon: ChineseLexicon) -> str:
     """The char-level M2 file of each source with its corrections, as `parallel_to_m2.py -g char` writes it."""
-    aligner = aligner_for(lexicon)
-    return "".join(aligner.annotate(s, c) + "\n\n" for s, c in zip(sources, corrections))
+    return aligner_for(lexicon).m2(sources, corrections)

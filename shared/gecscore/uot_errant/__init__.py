@@ -5,7 +5,7 @@ vectors, masses and the transport itself), `plot.py` (the transport heatmap). `S
 """
 
 from gecscore.common.exports import lazy_exports
-from gecscore.common.options import LANGUAGES, MetricSpec, Option, ScriptText, input_options
+from gecscore.common.options import LANGUAGES, MetricSpec, Option, ScriptText, input_options, zh_lexicon_option
 
 # The public interface beyond SPEC: name -> module of this package.
 _EXPORTS = {"edit_label": "plot", "plot_transport": "plot"}
@@ -73,10 +73,7 @@ SPEC = MetricSpec(
                "tokens, each run of changes one edit, as ERRANT's -lev -merge all-merge), typed only M, R or U; "
                "`tokenize` applies the language's spaCy tokenizer rules. Recorded in the signature unless 'en'",
                choices=LANGUAGES, variants=("errant",)),
-        Option("zh_lexicon", "str", None, "language='zh' from text: ChERRANT's lexicons, which gecscore does not "
-               "ship, as its data folder (scorers/ChERRANT/data of HillZhang1999/MuCGEC: cilin.txt and "
-               "confusion_dict.txt) or a JSON file of them (None: $GECSCORE_ZH_LEXICON); the signature records "
-               "their digest", nullable=True, variants=("errant",)),
+        zh_lexicon_option(variants=("errant",)),
         *input_options(robust="zero-mass edits leave the transport and transported mass is capped (see the card's "
                        "*Degenerate transports and robust mode*)"),
         Option("return_sentence_scores", "bool", False, "also return per-sentence scores (aliases "
