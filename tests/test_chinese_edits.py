@@ -238,3 +238,22 @@ def test_cleme_from_text_equals_cleme_chinese_mode(dev, golden):
     assert [s["reference"] for s in sentence.sentences] == [e["chosen_ref_sentence_weighted"]
                                                              for e in gold["sentences"]]
     assert "language:zh|edits:cherrant-char|zh_lexicon:" in corpus.signature
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text("他她的了书", max_size=10), st.text("他她的了书", max_size=10))
+def test_the_alignment_count_is_the_number_walked(source, target):
+    aligner = ce.ChineseAligner(ce.ChineseLexicon({}, {}))
+    ops = aligner.operations(ce.char_tokens(source), ce.char_tokens(target))
+    assert ce.alignment_count(ops) == sum(1 for _ in aligner.alignments(ops))
+
+
+def test_a_pair_with_too_many_alignments_is_refused_naming_the_sentence():
+    """Unrelated text (150 random characters of 6) has billions of equally cheap alignments, which ChERRANT would
+    enumerate without end: refused at once, naming the sentence."""
+    rng = random.Random(1)
+    pair = ["".join(rng.choice("甲乙丙丁你好") for _ in range(150)) for _ in range(2)]
+    aligner = ce.ChineseAligner(ce.ChineseLexicon({}, {}))
+    assert ce.alignment_count(aligner.operations(list(pair[0]), list(pair[1]))) > ce.MAX_ALIGNMENTS
+    with pytest.raises(ValueError, match=r"sentence 1: [\d,]+ equally cheap alignments .*MAX_ALIGNMENTS=100,000"):
+        aligner.m2(["他很喜欢看书书。", pair[0]], [["他很喜欢看书。"], [pair[1]]])

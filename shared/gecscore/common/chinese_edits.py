@@ -52,6 +52,10 @@ MERGE_PUNCTUATION = (string.punctuation + "！？｡＂＃＄％＆＇（）＊�
                      "〔〕〖〗〘〙〚〛〜〝〞〟–—‘'‛“”„‟…‧.")
 #: Pairs whose edit lists an aligner keeps (references shared by systems are aligned once).
 EDIT_CACHE_PAIRS = 100_000
+#: The most equally cheap alignments of one pair that are enumerated: ChERRANT enumerates them all, and unrelated
+#: sentences can have astronomically many (random 40-character strings over 4 characters already reach 16,640), so
+#: a pair with more is refused, naming the sentence, where ChERRANT would not finish.
+MAX_ALIGNMENTS = 100_000
 #: Beyond this difference in length only the first cheapest alignment is kept.
 ALL_ALIGNMENTS_MAX_LENGTH_DIFFERENCE = 10
 
@@ -337,17 +341,35 @@ class ChineseAligner:
         key = ("".join(src), "".join(tgt))
         found = self._edits.get(key)
         if found is None:
+            ops = self.operations(src, tgt)
+            count = alignment_count(ops)
+            if count > MAX_ALIGNMENTS:
+                raise ValueError(f"{count:,} equally cheap alignments of {key[0][:30]!r} and {key[1][:30]!r}, more "
+                                 f"than chinese_edits.MAX_ALIGNMENTS={MAX_ALIGNMENTS:,}: ChERRANT enumerates them "
+                                 "all and would not finish (a misaligned line or unrelated text?)")
             found = []
-            for alignment in self.alignments(self.operations(src, tgt)):
+            for alignment in self.alignments(ops):
                 edits = merge(alignment, src, tgt)
                 if edits not in found:
                     found.append(edits)
             self._edits.put(key, found)
         return found
 
-    def m2(self, sources: Sequence[str], corrections: Sequence[Sequence[str]]) -> str:
-        """The char-level M2 file of each source with its corrections, as `parallel_to_m2.py -g char` writes it."""
-        return "".join(self.annotate(s, c) + "\n\n" for s, c in zip(sources, corrections))
+    def m2(self, sources: Sequence[str], corrections: Sequence[Sequence[str]], *, progress: bool = False,
+           what: str = "") -> str:
+        """The char-level M2 file of each source with its corrections, as `parallel_to_m2.py -g char` writes it
+        (`progress`: a bar named for `what`)."""
+        from gecscore.common.progress import progress_bar
+
+        blocks = []
+        pairs = progress_bar(zip(sources, corrections), total=len(sources), desc=f"Chinese edits {what}".strip(),
+                             disable=not progress)
+        for i, (source, targets) in enumerate(pairs):
+            try:
+                blocks.append(self.annotate(source, targets) + "\n\n")
+            except ValueError as error:
+                raise ValueError(f"sentence {i}: {error}") from None
+        return "".join(blocks)
 
     def _target_lines(self, src: list[str], tgt: list[str], annotator: int) -> list[str]:
         """One annotator's `T` and `A` lines."""
@@ -370,6 +392,32 @@ class ChineseAligner:
                 else:
                     lines.append(f"A {o_start} {o_end}|||S|||{correction}{tail}")
         return lines
+
+
+def alignment_count(ops: list[list[tuple[str, ...]]]) -> int:
+    """How many cheapest alignments `ChineseAligner.alignments` walks: paths from the start to the end through each
+    cell's operations (only the first operation when the lengths differ by more than 10)."""
+    n, m = len(ops) - 1, len(ops[0]) - 1
+    first_only = abs(n - m) > ALL_ALIGNMENTS_MAX_LENGTH_DIFFERENCE
+    paths = [[0] * (m + 1) for _ in range(n + 1)]
+    paths[0][0] = 1
+    for i in range(n + 1):
+        for j in range(m + 1):
+            if i + j == 0:
+                continue
+            total = 0
+            for op in ops[i][j][:1] if first_only else ops[i][j]:
+                if op in ("M", "S"):
+                    total += paths[i - 1][j - 1]
+                elif op == "D":
+                    total += paths[i - 1][j]
+                elif op == "I":
+                    total += paths[i][j - 1]
+                else:
+                    k = int(op[1:])
+                    total += paths[i - k][j - k]
+            paths[i][j] = total
+    return paths[n][m]
 
 
 def _span(seq: Sequence[Step], tag: str) -> list[Step]:

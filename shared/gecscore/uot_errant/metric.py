@@ -345,14 +345,10 @@ def _chinese_statistics(sources: Sequence[str], systems: Mapping[str, Sequence[s
     lexicon = load_lexicon(config.zh_lexicon)
     aligner = aligner_for(lexicon)
     groups = [[r] if isinstance(r, str) else list(r) for r in references]
-    def m2(pairs: Any, what: str) -> Any:
-        bar = progress_bar(pairs, total=len(sources), desc=f"Chinese edits ({what})", disable=not progress)
-        return parse_m2("".join(aligner.annotate(s, targets) + "\n\n" for s, targets in bar))
-
-    ref_m2 = m2(zip(sources, groups), "references")
+    ref_m2 = parse_m2(aligner.m2(sources, groups, progress=progress, what="(references)"))
     out = {}
     for name, predictions in systems.items():
-        hyp_m2 = m2(zip(sources, ([p] for p in predictions)), name)
+        hyp_m2 = parse_m2(aligner.m2(sources, [[p] for p in predictions], progress=progress, what=f"({name})"))
         scored = compare.score_m2(hyp_m2, ref_m2, config.compare_settings)
         out[name] = _compare_statistics(scored, opts, config.signature(lexicon.digest))
     return out
