@@ -36,13 +36,15 @@ def _vocab() -> list[str]:
     return list(dict.fromkeys(["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"] + _WORDS + letters + pieces))
 
 
-def build_tiny_model(directory: Path, kind: str, seed: int = 0, num_labels: int | None = None) -> Path:
-    """Write a tiny random `kind` model (bert, electra, modernbert) plus a WordPiece tokenizer to `directory`."""
+def build_tiny_model(directory: Path, kind: str, seed: int = 0, num_labels: int | None = None,
+                     extra_tokens: tuple[str, ...] = ()) -> Path:
+    """Write a tiny random `kind` model (bert, electra, modernbert) plus a WordPiece tokenizer to `directory`
+    (`extra_tokens`: more vocabulary, e.g. Chinese characters)."""
     import torch
     import transformers
     from tokenizers import Tokenizer, decoders, models, normalizers, pre_tokenizers, processors
 
-    vocab = {token: i for i, token in enumerate(_vocab())}
+    vocab = {token: i for i, token in enumerate(dict.fromkeys([*_vocab(), *extra_tokens]))}
     tk = Tokenizer(models.WordPiece(vocab, unk_token="[UNK]"))
     tk.normalizer = normalizers.BertNormalizer(lowercase=True)
     tk.pre_tokenizer = pre_tokenizers.BertPreTokenizer()

@@ -3,10 +3,15 @@ the char-level M2 that ChERRANT's `parallel_to_m2.py -g char` wrote for MuCGEC d
 (../shared/golden/cherrant, made by running the reference unmodified), byte for byte, and then scores as ChERRANT
 does, through the library, the command line and the evaluate module.
 
+The edit-based metrics that read one edit list per pair (M², SentM², PT-M2) read ChERRANT's first alignment, held
+to ChERRANT's M2 here too; they have no Chinese reference implementation, so they are held to their own M2 path
+over ChERRANT's edits.
+
 The lexicon is tests/zh_lexicon/mucgec_dev.json: ChERRANT's Cilin codes and confusion sets restricted to the
-characters of these texts (tests/zh_lexicon/make.py says how it was made). This file takes about half a minute:
-the whole dev set (1,137 sources, 2,466 references, the example prediction) is aligned once, by the module
-fixture, and every later test reads the aligner's cache.
+characters of these texts (tests/zh_lexicon/make.py says how it was made). This file takes about a minute and a
+half on one core, because the parity is over the whole dev set: its 1,137 sources, 2,466 references and the example
+prediction are aligned once, by the module fixture (about 30 s; every later test reads the aligner's cache), and
+PT-M2 runs twice with a tiny encoder.
 """
 
 from __future__ import annotations
@@ -257,3 +262,70 @@ def test_a_pair_with_too_many_alignments_is_refused_naming_the_sentence():
     assert ce.alignment_count(aligner.operations(list(pair[0]), list(pair[1]))) > ce.MAX_ALIGNMENTS
     with pytest.raises(ValueError, match=r"sentence 1: [\d,]+ equally cheap alignments .*MAX_ALIGNMENTS=100,000"):
         aligner.m2(["他很喜欢看书书。", pair[0]], [["他很喜欢看书。"], [pair[1]]])
+
+
+def _first_alignments(m2: str) -> str:
+    """ChERRANT M2 with only each annotator's first alignment (`T<k>-A0` and its edits, the markers kept)."""
+    from gecscore.common.m2io import format_m2, parse_m2
+
+    blocks = parse_m2(m2)
+    for block in blocks:
+        block.targets[:] = [t for t in block.targets if t[1] in (None, 0)]
+        block.edits[:] = [e for e in block.edits if e.alignment == 0]
+    return format_m2(blocks)
+
+
+def test_the_one_list_extractor_reads_cherrants_first_alignment(dev):
+    """What PT-M2 and M² read in Chinese: each annotator's first alignment, span, type and correction, as in
+    ChERRANT's M2 of every MuCGEC dev reference and prediction."""
+    from gecscore.common.m2io import parse_m2
+
+    sources, references, predictions, _, theirs, _ = dev
+    extractor = ce.extractor_for_lexicon(ce.load_lexicon(LEXICON))
+    pairs = [(i, k, refs[k]) for i, refs in enumerate(references) for k in range(len(refs))]
+    mine = extractor.extract([sources[i] for i, _, _ in pairs], [text for *_, text in pairs])
+    ref_blocks, hyp_blocks = parse_m2(theirs[1]), parse_m2(theirs[0])
+
+    def first(block, annotator):
+        return sorted((e.o_start, e.o_end, e.type, " ".join(e.corrections)) for e in block.edits
+                      if e.annotator == annotator and e.alignment == 0 and e.type not in ("noop", "NA"))
+
+    for (i, k, _), edits in zip(pairs, mine):
+        assert sorted((e.o_start, e.o_end, e.type, e.c_str) for e in edits) == first(ref_blocks[i], k), (i, k)
+    for i, edits in enumerate(extractor.extract(sources, predictions)):
+        assert sorted((e.o_start, e.o_end, e.type, e.c_str) for e in edits) == first(hyp_blocks[i], 0), i
+
+
+@pytest.mark.parametrize("variant", ["m2", "sentm2"])
+def test_m2_from_chinese_text_equals_m2_of_cherrants_first_alignments(dev, variant):
+    """M² (and SentM²) from the text with language='zh' equals M² with ChERRANT's reference M2 (first alignments)
+    as the gold, over the predictions' char tokens, on 150 dev sentences."""
+    sources, references, predictions, _, theirs, _ = dev
+    n = 150
+    gold = _first_alignments("".join(b + "\n\n" for b in _blocks(theirs[1])[:n]))
+    ours = registry.run(variant, sources[:n], predictions[:n], references[:n], language="zh", zh_lexicon=str(LEXICON))
+    expected = registry.run(variant, [ce.token_text(s, correction=False) for s in sources[:n]],
+                            [ce.token_text(p) for p in predictions[:n]], None, gold_m2=gold)
+    assert ours.scores == expected.scores and ours.score > 0
+    assert "language:zh|edits:cherrant-char|alignment:first|zh_lexicon:" in ours.signature
+
+
+def test_pt_m2_with_a_chinese_encoder(dev, tmp_path):
+    """PT-M2 in Chinese with any Hugging Face encoder: a tiny random BERT whose vocabulary holds the characters,
+    from the text, equal to PT-M2 with ChERRANT's first alignments as the gold M2 and the same encoder."""
+    from conftest import build_tiny_model
+
+    sources, references, predictions, _, theirs, _ = dev
+    n = 30
+    characters = sorted({c for text in [*sources[:n], *predictions[:n], *sum(references[:n], [])] for c in text})
+    model = str(build_tiny_model(tmp_path / "tiny-chinese-bert", "bert", extra_tokens=tuple(characters)))
+    options = {"model": model, "layer": 2}
+    gold = _first_alignments("".join(b + "\n\n" for b in _blocks(theirs[1])[:n]))
+    with pytest.warns(DegenerateOutputWarning, match=r"truncated: 2 \[17, 29\]"):  # past the model's 128 tokens
+        ours = registry.run("pt_m2", sources[:n], predictions[:n], references[:n], language="zh",
+                            zh_lexicon=str(LEXICON), **options)
+    with pytest.warns(DegenerateOutputWarning, match=r"truncated: 2 \[17, 29\]"):
+        expected = registry.run("pt_m2", [ce.token_text(s, correction=False) for s in sources[:n]],
+                                [ce.token_text(p) for p in predictions[:n]], None, gold_m2=gold, **options)
+    assert ours.score == expected.score and 0 < ours.score < 1
+    assert ours.details["degenerate_sentences"] == expected.details["degenerate_sentences"]

@@ -158,7 +158,7 @@ def test_french_text_is_tokenised_by_french_rules_before_its_edits():
 
 def test_chinese_text_and_m2_files_with_a_language_are_errors():
     with pytest.raises(ValueError, match="`language` must be one of"):
-        registry.run("m2", ["他 很 好"], ["他 很 好"], [["他 很 好"]], language="zh")
+        registry.run("gotoscorer", ["他 很 好"], ["他 很 好"], [["他 很 好"]], language="zh")
     with pytest.raises(ValueError, match="`language` applies to text"):
         registry.run("cleme", None, None, None, hyp_m2="S a\nA -1 -1|||noop|||-NONE-|||REQUIRED|||-NONE-|||0\n",
                      ref_m2="S a\nA -1 -1|||noop|||-NONE-|||REQUIRED|||-NONE-|||0\n", language="fr")

@@ -79,7 +79,7 @@ class PtM2(GECMetric):
         )
 
     def _compute(self, sources, predictions, references=None, *, variant="sentm2", scorer="bertscore",
-                 model="bert-base-uncased", layer=None, beta=0.5, max_unchanged_words=2, language="en",
+                 model="bert-base-uncased", layer=None, beta=0.5, max_unchanged_words=2, language="en", zh_lexicon=None,
                  max_changed_run=80, robust=False, tokenize=False, normalize=False, max_tokens=700, device=None,
                  gold_m2=None, sentence_scores=False, return_edits=False, return_types=0, progress=False):
         return self.score(sources, predictions, references, locals())

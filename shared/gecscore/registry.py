@@ -83,11 +83,12 @@ PRESETS: dict[str, Preset] = {
                      ("beta", "convention", "evaluation", "edit_size", "filter_types", "language", "zh_lexicon")),
     "senterrant": Preset("pt_m2", "SentERRANT", {"variant": "senterrant", "scorer": "self"},
                          "mean of sentence ERRANT F-beta (pt_m2, variant='senterrant', scorer='self')",
-                         ("beta", "language")),
+                         ("beta", "language", "zh_lexicon")),
     "m2": Preset("pt_m2", "M²", {"variant": "m2", "scorer": "self"}, "MaxMatch M² F-beta (pt_m2, variant='m2', "
-                 "scorer='self')", ("beta", "max_unchanged_words", "language")),
+                 "scorer='self')", ("beta", "max_unchanged_words", "language", "zh_lexicon")),
     "sentm2": Preset("pt_m2", "SentM²", {"variant": "sentm2", "scorer": "self"}, "mean of sentence M² F-beta (pt_m2, "
-                     "variant='sentm2', scorer='self')", ("beta", "max_unchanged_words", "language")),
+                     "variant='sentm2', scorer='self')", ("beta", "max_unchanged_words", "language",
+                                                                     "zh_lexicon")),
     "cleme": Preset("cleme2", "CLEME", {"variant": "cleme"}, "CLEME v1 chunk P/R/F (cleme2, variant='cleme')"),
     "impara": Preset("impara_ged", "IMPARA", {"variant": "impara"},
                      "the original IMPARA (impara_ged, variant='impara')"),

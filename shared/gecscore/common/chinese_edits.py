@@ -536,6 +536,63 @@ def _trimmed(edit: Step, src: Sequence[str], tgt: Sequence[str], target_text: st
     return (kind, new_o_start, new_o_end, new_c_start, new_c_end)
 
 
+#: Each edit type of the merger, as ChERRANT's M2 writes it.
+_M2_TYPE = {"D": "R", "I": "M", "S": "S"}
+
+
+def token_text(text: str, correction: bool = True) -> str:
+    """A text as the char tokens the edits index, separated by spaces (`correction`: in simplified characters,
+    as ChERRANT reads every correction)."""
+    joined = "".join(text.split())
+    return " ".join(char_tokens(simplified(joined) if correction else joined))
+
+
+class ChineseExtractor:
+    """`EditExtractor`'s interface over ChERRANT's char edits, for a metric that reads one edit list per pair: the
+    first cheapest alignment's (`T<k>-A0`, what CLEME's Chinese mode reads). A correction equal to the source,
+    `没有错误` or `无法标注` has no edits."""
+
+    def __init__(self, lexicon: ChineseLexicon) -> None:
+        self.lexicon = lexicon
+        self.aligner = aligner_for(lexicon)
+
+    def extract(self, sources: Sequence[str], targets: Sequence[str], *, keep_unk: bool = False,
+                progress: bool = False) -> list[list[Any]]:
+        """The edits turning each source into its target (`keep_unk` is `EditExtractor`'s: no edit is UNK)."""
+        from gecscore.common.edits import Edit
+        from gecscore.common.progress import progress_bar
+
+        out: list[list[Any]] = []
+        pairs = progress_bar(zip(sources, targets), total=len(sources), desc="Chinese edits", disable=not progress)
+        for i, (source, target) in enumerate(pairs):
+            src, tgt = token_text(source, correction=False).split(), token_text(target).split()
+            if "".join(tgt) in (NO_ERROR, NOT_ANNOTATABLE) or src == tgt:
+                out.append([])
+                continue
+            try:
+                lists = self.aligner.edit_lists(src, tgt)
+            except ValueError as error:
+                raise ValueError(f"sentence {i}: {error}") from None
+            out.append([Edit(o_start, o_end, " ".join(src[o_start:o_end]), c_start, c_end,
+                             " ".join(tgt[c_start:c_end]), "W" if kind[0] == "T" else _M2_TYPE[kind])
+                        for kind, o_start, o_end, c_start, c_end in (lists[0] if lists else [])])
+        return out
+
+    def extract_one(self, source: str, target: str, *, keep_unk: bool = False) -> list[Any]:
+        """Edits of a single pair."""
+        return self.extract([source], [target], keep_unk=keep_unk)[0]
+
+    def clear_cache(self) -> None:
+        """Forget the aligner's cached edit lists."""
+        self.aligner._edits.clear()
+
+
+@lru_cache(maxsize=4)
+def extractor_for_lexicon(lexicon: ChineseLexicon) -> ChineseExtractor:
+    """The process's extractor of a lexicon."""
+    return ChineseExtractor(lexicon)
+
+
 @lru_cache(maxsize=4)
 def aligner_for(lexicon: ChineseLexicon) -> ChineseAligner:
     """The process's aligner of a lexicon, whose caches outlive one call."""

@@ -157,7 +157,7 @@ def input_options(*, tokenize: str = "spaCy-tokenise raw text first (otherwise u
 LANGUAGES: tuple[str, ...] = ("en", "zh", "ar", "cs", "de", "el", "es", "et", "fr", "is", "it", "lv", "nl", "pt", "ru",
                               "sl", "sv", "uk")
 #: The languages in which a metric extracts edits from text: all but Chinese, whose edits (ChERRANT's char alignment,
-#: `chinese_edits`) only `errant` (convention 'errant_compare') and CLEME / CLEME2.0 extract.
+#: `chinese_edits`) only `errant` (convention 'errant_compare'), CLEME / CLEME2.0 and PT-M2 / M² extract.
 EDIT_LANGUAGES: tuple[str, ...] = tuple(language for language in LANGUAGES if language != "zh")
 
 
@@ -173,14 +173,14 @@ def zh_lexicon_option(variants: tuple[str, ...] = ()) -> Option:
 def language_option(edits: bool = False, chinese: bool = False) -> Option:
     """The `language` of a metric: one meaning wherever it appears. A metric that reads only tokens (GLEU, GREEN)
     takes every language; one that extracts edits from text (`edits`) takes every language but Chinese, whose
-    edits (ChERRANT's char alignment) only `errant` and CLEME extract, and in a language other than English extracts them
+    edits (ChERRANT's char alignment) only `errant`, CLEME and PT-M2 extract, and in a language other than English extracts them
     with no English rules (`gecscore.common.plain_edits`). `chinese`: the metric also takes 'zh', whose edits
     come from ChERRANT's char alignment (`zh_lexicon_option`)."""
     if edits and chinese:
         return Option("language", "str", "en", "the text's language (ISO 639-1): 'en', ERRANT's English edits, "
                       "`tokenize` by spaCy's English pipeline; 'zh', Chinese text (spaces ignored), every character "
-                      "a token and edits as ChERRANT's char-level parallel_to_m2.py writes them (needs "
-                      "`zh_lexicon`); any other, whitespace-separated words (`tokenize` by spaCy's tokenizer rules "
+                      "a token and edits as ChERRANT's char-level parallel_to_m2.py writes them (its first alignment "
+                      "where a metric reads one edit list; needs `zh_lexicon`); any other, whitespace-separated words (`tokenize` by spaCy's tokenizer rules "
                       "for that language, no model needed) and edits with no English rules (a Levenshtein "
                       "alignment of the tokens, each run of changes one edit, as ERRANT's -lev -merge all-merge), "
                       "typed only M, R or U. Recorded in the signature unless 'en'", choices=LANGUAGES)
@@ -190,7 +190,7 @@ def language_option(edits: bool = False, chinese: bool = False) -> Option:
                       "spaCy's tokenizer rules for that language, no model needed) and edits with no English rules "
                       "(a Levenshtein alignment of the tokens, each run of changes one edit, as ERRANT's -lev -merge "
                       "all-merge), typed only M, R or U. Chinese edits (ChERRANT's char alignment) are "
-                      "`errant`'s and CLEME's alone. Recorded in the signature unless 'en'", choices=EDIT_LANGUAGES)
+                      "`errant`'s, CLEME's and PT-M2's alone. Recorded in the signature unless 'en'", choices=EDIT_LANGUAGES)
     return Option("language", "str", "en", "the text's language (ISO 639-1): 'en', whitespace-separated words, "
                   "`tokenize` by spaCy's English pipeline; 'zh', Chinese, every character a token (ChERRANT's char "
                   "level); any other, whitespace-separated words, `tokenize` by spaCy's tokenizer rules for that "

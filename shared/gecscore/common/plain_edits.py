@@ -115,11 +115,16 @@ class PlainExtractor:
 PLAIN = PlainExtractor()
 
 
-def extractor_for(language: str, nlp: Any = None) -> Any:
-    """The edit extractor of a language: ERRANT's for English (over `nlp`, default its English pipeline), the
+def extractor_for(language: str, nlp: Any = None, zh_lexicon: Any = None) -> Any:
+    """The edit extractor of a language: ERRANT's for English (over `nlp`, default its English pipeline),
+    ChERRANT's char edits for Chinese (over the lexicon `zh_lexicon` names, `chinese_edits.load_lexicon`), the
     plain one for any other."""
     if language == "en":
         from gecscore.common.edits import get_extractor
 
         return get_extractor(nlp)
+    if language == "zh":
+        from gecscore.common.chinese_edits import extractor_for_lexicon, load_lexicon
+
+        return extractor_for_lexicon(load_lexicon(zh_lexicon))
     return PLAIN

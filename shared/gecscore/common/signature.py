@@ -40,8 +40,13 @@ def make_signature(metric: str, settings: Mapping[str, Any], libraries: tuple[st
 def language_setting(options: Mapping[str, Any], edits: bool = False) -> dict[str, Any]:
     """`{"language": ...}` for a signature when it is not English (English signatures stay as they were before
     the option existed); for a metric that extracts edits (`edits`), also how: `plain` edits typed M/R/U
-    (`gecscore.common.plain_edits`)."""
+    (`gecscore.common.plain_edits`), or in Chinese ChERRANT's char edits and their lexicon's digest."""
     language = options.get("language", "en")
     if language == "en":
         return {}
+    if language == "zh" and edits:  # ChERRANT's char edits, first alignment, over a lexicon of the user's
+        from gecscore.common.chinese_edits import load_lexicon
+
+        return {"language": language, "edits": "cherrant-char", "alignment": "first",
+                "zh_lexicon": load_lexicon(options.get("zh_lexicon")).digest, "types": "M/R/S/W"}
     return {"language": language, **({"edits": "plain", "types": "M/R/U"} if edits else {})}

@@ -4,7 +4,7 @@ Read top-down: `metric.py` (inputs and gold → edits → weights → counts →
 lattice that finds the system edits best matching the gold). `SPEC` declares the options once.
 """
 
-from gecscore.common.options import MetricSpec, Option, ScriptText, input_options, language_option
+from gecscore.common.options import MetricSpec, Option, ScriptText, input_options, language_option, zh_lexicon_option
 
 SPEC = MetricSpec(
     name="pt_m2",
@@ -35,7 +35,8 @@ SPEC = MetricSpec(
                minimum=0, exclusive_minimum=True),
         Option("max_unchanged_words", "int", 2, "M² lattice: unchanged words an edit may span", minimum=0,
                variants=("sentm2", "m2")),
-        language_option(edits=True),
+        language_option(edits=True, chinese=True),
+        zh_lexicon_option(),
         *input_options(robust="a system edit counts as matching at most one gold edit and a gold edit weighs as "
                        "the alternative the system matched (see the card's *Degenerate sentences and robust mode*)"),
         Option("device", "device", None, "'cpu', 'cuda', 'cuda:1', 'mps' (None: cuda when available)", nullable=True),

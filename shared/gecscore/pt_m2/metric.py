@@ -508,7 +508,8 @@ def sentence_record(sentence: SentenceResult, variant: str) -> dict:
 
 
 def signature(variant: str, scorer: str, similarity: Similarity | None, beta: float, max_unchanged_words: int,
-              gold: str, robust: bool = False, tokenize: bool = False, language: str = "en") -> str:
+              gold: str, robust: bool = False, tokenize: bool = False, language: str = "en",
+              zh_lexicon: str | None = None) -> str:
     """The version signature of a PT-M² / PT-ERRANT result."""
     settings: dict[str, object] = {"variant": variant, "scorer": scorer}
     if similarity is not None:
@@ -518,8 +519,8 @@ def signature(variant: str, scorer: str, similarity: Similarity | None, beta: fl
     if variant in ("m2", "sentm2"):
         settings["max_unchanged_words"] = max_unchanged_words
     settings["gold"] = gold
-    settings.update(language_setting({"language": language}, edits=gold == "references" or variant in ("errant",
-                                                                                                     "senterrant")))
+    settings.update(language_setting({"language": language, "zh_lexicon": zh_lexicon},
+                                     edits=gold == "references" or variant in ("errant", "senterrant")))
     settings["tokenize"] = "spacy" if tokenize else "none"
     settings["robust"] = robust
     return make_signature("pt_m2", settings)
@@ -547,6 +548,17 @@ def _statistics(sources: Sequence[str], predictions: Sequence[str], references: 
     nlp = language_tokenizer(language) if opts["tokenize"] and language != "en" else None
     sources, (predictions,), refs = tokenise_or_check(sources, [predictions], refs, tokenize=opts["tokenize"],
                                                       fixed=gold is not None, nlp=nlp)
+    if opts["zh_lexicon"] is not None and language != "zh":
+        raise ValueError(f"`zh_lexicon` is the lexicon of language='zh'; with language={language!r} drop it")
+    if language == "zh":  # the char tokens ChERRANT's edits index, corrections in simplified characters
+        from gecscore.common.chinese_edits import token_text
+
+        if gold is not None:
+            raise ValueError("language='zh' extracts the edits from text; a gold M2 has its tokens and edits "
+                             "already: drop `language` (or `gold_m2`)")
+        sources = [token_text(s, correction=False) for s in sources]
+        predictions = [token_text(p) for p in predictions]
+        refs = [[token_text(r) for r in group] for group in refs]
     if gold is not None and variant in ("m2", "sentm2"):
         check_type_level(gold, opts["return_types"])
     similarity = None
@@ -559,20 +571,22 @@ def _statistics(sources: Sequence[str], predictions: Sequence[str], references: 
         if gold is not None:
             texts = gold_references(gold, refs if given else None)
         else:
-            gold, texts = gold_from_references(sources, refs, extractor=extractor_for(language), progress=progress)
+            extractor = extractor_for(language, zh_lexicon=opts["zh_lexicon"])
+            gold, texts = gold_from_references(sources, refs, extractor=extractor, progress=progress)
         candidates, degenerate = m2_candidates(sources, predictions, gold, reference_texts=texts,
                                                max_unchanged_words=opts["max_unchanged_words"],
                                                robust=opts["robust"], **common)
     else:
         if not given:
             refs = m2_references(gold)
-        candidates, degenerate = errant_candidates(sources, predictions, refs, extractor=extractor_for(language),
+        candidates, degenerate = errant_candidates(sources, predictions, refs,
+                                                   extractor=extractor_for(language, zh_lexicon=opts["zh_lexicon"]),
                                                    **common)
     settings = {**opts, "gold_m2": None}  # the M2 itself is in the candidates; its kind is in the signature
     return PTStatistics(settings=settings, degenerate=tuple(degenerate),
                         signature=signature(variant, scorer, similarity, beta, opts["max_unchanged_words"],
                                             "m2" if gold_m2 is not None else "references", opts["robust"],
-                                            opts["tokenize"], language),
+                                            opts["tokenize"], language, opts["zh_lexicon"]),
                         candidates=tuple(tuple(cands) for cands in candidates))
 
 
