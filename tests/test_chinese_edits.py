@@ -329,3 +329,53 @@ def test_pt_m2_with_a_chinese_encoder(dev, tmp_path):
                                 [ce.token_text(p) for p in predictions[:n]], None, gold_m2=gold, **options)
     assert ours.score == expected.score and 0 < ours.score < 1
     assert ours.details["degenerate_sentences"] == expected.details["degenerate_sentences"]
+
+
+def test_uot_errant_transports_cherrants_first_alignment_edits(dev, tmp_path, monkeypatch):
+    """UOT-ERRANT (variant uot) in Chinese with a tiny random Chinese-vocabulary BERT: from the text, equal to the
+    same transport over edits read from ChERRANT's own M2 (first alignments; target offsets from applying them)."""
+    from conftest import build_tiny_model
+    from gecscore.common.edits import Edit
+    from gecscore.common.m2io import parse_m2
+    from gecscore.uot_errant import metric as uot
+
+    sources, references, predictions, _, theirs, _ = dev
+    n = 25
+    characters = sorted({c for text in [*sources[:n], *predictions[:n], *sum(references[:n], [])] for c in text})
+    options = {"model": str(build_tiny_model(tmp_path / "tiny-chinese-bert", "bert", extra_tokens=tuple(characters)))}
+    flagged = "truncated: 1 \\[17\\]"  # and, with random weights, a few transports POT flags
+    with pytest.warns(DegenerateOutputWarning, match=flagged):
+        ours = registry.run("uot_errant", sources[:n], predictions[:n], references[:n], language="zh",
+                            zh_lexicon=str(LEXICON), **options)
+
+    def first_alignment(block, annotator):
+        """Edit objects of one annotator's first alignment, with the target offsets they imply."""
+        edits, shift = [], 0
+        for e in sorted((e for e in block.edits if e.annotator == annotator and e.alignment == 0
+                         and e.type not in ("noop", "NA")), key=lambda e: (e.o_start, e.o_end)):
+            correction = " ".join(e.corrections).replace("-NONE-", "").split()
+            start = e.o_start + shift
+            edits.append(Edit(e.o_start, e.o_end, " ".join(block.source.split()[e.o_start:e.o_end]), start,
+                              start + len(correction), " ".join(correction), e.type))
+            shift += len(correction) - (e.o_end - e.o_start)
+        return edits
+
+    known = {}
+    for blocks, targets in ((parse_m2(theirs[1])[:n], references[:n]), (parse_m2(theirs[0])[:n],
+                                                                         [[p] for p in predictions[:n]])):
+        for block, group in zip(blocks, targets):
+            for k, target in enumerate(group):
+                known[(block.source, ce.token_text(target))] = first_alignment(block, k)
+
+    class FromCherrantM2:
+        def extract(self, sources, targets, **_):
+            return [known[pair] for pair in zip(sources, targets)]
+
+    monkeypatch.setattr(uot, "extractor_for", lambda *args, **kwargs: FromCherrantM2())
+    with pytest.warns(DegenerateOutputWarning, match=flagged):
+        expected = registry.run("uot_errant", [ce.token_text(s, correction=False) for s in sources[:n]],
+                                [ce.token_text(p) for p in predictions[:n]],
+                                [[ce.token_text(r) for r in group] for group in references[:n]], **options)
+    assert ours.scores == expected.scores and 0 < ours.score < 1
+    assert ours.details["degenerate_sentences"] == expected.details["degenerate_sentences"]
+    assert "variant:uot" in ours.signature and "language:zh|edits:cherrant-char|alignment:first" in ours.signature

@@ -81,7 +81,7 @@ def statistics_systems(sources: Sequence[str] | None, systems: Mapping[str, Sequ
                              "convention='errant_compare'")
         scored = compare.score_m2(opts["hyp_m2"], opts["ref_m2"], config.compare_settings)
         return {name: _compare_statistics(scored, opts, config.signature()) for name in systems}
-    if config.language == "zh":
+    if config.language == "zh" and config.variant == "errant":
         return _chinese_statistics(sources, systems, references, opts, config, progress=progress)
     scorer = UOTErrant(config, progress=progress, warn=False, max_tokens=opts["max_tokens"], from_input_layer=True)
     if config.variant == "errant" and config.convention == "errant_compare":
@@ -184,7 +184,7 @@ class UOTConfig:
             object.__setattr__(self, setting.name, SPEC.option(setting.name).check(getattr(self, setting.name)))
         if self.convention != "errant_compare":
             changed = [n for n in ("evaluation", "edit_size", "filter_types") if getattr(self, n) != _DEFAULTS[n]]
-            changed += ["language"] if self.language == "zh" else []
+            changed += ["language"] if self.language == "zh" and self.variant == "errant" else []
             if changed:
                 raise ValueError(f"`{changed[0]}` is errant_compare's option: it needs variant='errant' and "
                                  "convention='errant_compare'")
@@ -231,8 +231,8 @@ class UOTConfig:
                 settings.update(language=self.language, scorer="cherrant")
                 if lexicon is not None:
                     settings.update(edits="cherrant-char", zh_lexicon=lexicon)
-        if self.plain_edits:
-            settings.update(language_setting({"language": self.language}, edits=True))
+        if self.plain_edits or (self.language == "zh" and self.variant == "uot"):
+            settings.update(language_setting({"language": self.language, "zh_lexicon": self.zh_lexicon}, edits=True))
         settings["tokenize"] = "spacy" if self.tokenize else "none"
         return make_signature("uot_errant", settings)
 
@@ -437,8 +437,14 @@ class UOTErrant:
         if not self.from_input_layer:
             sources, systems, references = metric_texts(SPEC.text_form, sources, systems, references,
                                                         tokenize=cfg.tokenize, nlp=self._nlp)
+        if cfg.language == "zh":  # the char tokens ChERRANT's edits index, corrections in simplified characters
+            from gecscore.common.chinese_edits import token_text
+
+            sources = [token_text(s, correction=False) for s in sources]
+            systems = {name: [token_text(h) for h in hyps] for name, hyps in systems.items()}
+            references = [[token_text(r) for r in ([rs] if isinstance(rs, str) else rs)] for rs in references]
         hyps, refs, n = dict(systems), references, len(sources)
-        extractor = extractor_for(cfg.language, self._nlp)
+        extractor = extractor_for(cfg.language, self._nlp, cfg.zh_lexicon)
         keep_unk = cfg.variant == "errant" and cfg.convention == "errant_compare"
         names = list(hyps)
         flat_ref_src = [sources[i] for i, rs in enumerate(refs) for _ in rs]
