@@ -379,3 +379,24 @@ def test_uot_errant_transports_cherrants_first_alignment_edits(dev, tmp_path, mo
     assert ours.scores == expected.scores and 0 < ours.score < 1
     assert ours.details["degenerate_sentences"] == expected.details["degenerate_sentences"]
     assert "variant:uot" in ours.signature and "language:zh|edits:cherrant-char|alignment:first" in ours.signature
+
+
+def test_the_parallel_to_m2_command_writes_what_cherrant_writes(dev, shared_data, tmp_path, monkeypatch, capsys):
+    """`gecscore parallel-to-m2 -f F -o O` in place of ChERRANT's `parallel_to_m2.py -f F -o O -g char`: the demo
+    and the first 200 dev lines (1-7 corrections each) give ChERRANT's M2, byte for byte; without a lexicon, exit 2
+    naming the option."""
+    from gecscore.cli import main
+
+    samples = shared_data / "MuCGEC" / "ChERRANT" / "samples"
+    out = tmp_path / "demo.m2"
+    assert main(["parallel-to-m2", "-f", str(samples / "demo.hyp.para"), "-o", str(out), "--zh-lexicon",
+                 str(LEXICON)]) == 0
+    assert out.read_text(encoding="utf-8") == (samples / "demo.hyp.m2.char").read_text(encoding="utf-8")
+    dev_file = tmp_path / "dev.txt"
+    dev_file.write_text("\n".join((shared_data / "MuCGEC" / "MuCGEC" / "MuCGEC_dev.txt").read_text(encoding="utf-8")
+                                  .split("\n")[:200]) + "\n", encoding="utf-8")
+    assert main(["parallel-to-m2", "-f", str(dev_file), "--zh-lexicon", str(LEXICON)]) == 0
+    assert capsys.readouterr().out == "".join(block + "\n\n" for block in _blocks(dev[4][1])[:200])
+    monkeypatch.delenv(ce.LEXICON_ENV, raising=False)
+    assert main(["parallel-to-m2", "-f", str(dev_file)]) == 2
+    assert "pass `zh_lexicon` (CLI --zh-lexicon)" in capsys.readouterr().err
