@@ -19,8 +19,11 @@ that docs/reference-behaviour.md and docs/other-languages.md describe:
 
 The substitution cost needs ChERRANT's two lexicons (the Cilin thesaurus and its character confusion sets), which
 gecscore does not ship: `load_lexicon` reads them from ChERRANT's `data/` folder or from a JSON file of them
-(`tests/test_chinese_edits.py` says how its test lexicon was made). Without the lexicons, 3 of the 1,137 MuCGEC dev
-hypothesis blocks align differently, so there is no lexicon-free default.
+(`tests/zh_lexicon/make.py` says how the tests' lexicon was made). Run with empty lexicons, ChERRANT itself writes
+38 of MuCGEC dev's 1,137 reference blocks and 3 of its prediction blocks differently, so there is no lexicon-free
+default.
+
+Metrics that read one edit list per pair (M², PT-M2, UOT-ERRANT) take the first alignment (`ChineseExtractor`).
 """
 
 from __future__ import annotations
@@ -355,6 +358,11 @@ class ChineseAligner:
             self._edits.put(key, found)
         return found
 
+    def clear_cache(self) -> None:
+        """Forget the cached edit lists and substitution costs."""
+        self._edits.clear()
+        self._costs.clear()
+
     def m2(self, sources: Sequence[str], corrections: Sequence[Sequence[str]], *, progress: bool = False,
            what: str = "") -> str:
         """The char-level M2 file of each source with its corrections, as `parallel_to_m2.py -g char` writes it
@@ -584,7 +592,7 @@ class ChineseExtractor:
 
     def clear_cache(self) -> None:
         """Forget the aligner's cached edit lists."""
-        self.aligner._edits.clear()
+        self.aligner.clear_cache()
 
 
 @lru_cache(maxsize=4)
