@@ -36,6 +36,7 @@ from gecscore.cleme2.weights import LLMRater, Weights, check_causal_lm, llm_weig
     similarity_weights, uniform_noise_weights
 from gecscore.cleme2 import SPEC
 from gecscore.common.bootstrap import Aggregate, CorpusStatistic, GreedyReferences, SentenceMean, first_best_of
+from gecscore.common.chinese_edits import check_lexicon_option
 from gecscore.common.edit_impact import BERTScoreSimilarity, Similarity
 from gecscore.common.encoders import check_loadable, select_device, shared_model
 from gecscore.common.fbeta import prf
@@ -127,8 +128,7 @@ class ClemeConfig:
     def __post_init__(self) -> None:
         for setting in fields(self):
             SPEC.option(setting.name).check(getattr(self, setting.name))
-        if self.zh_lexicon is not None and self.language != "zh":
-            raise ValueError(f"`zh_lexicon` is the lexicon of language='zh'; with language={self.language!r} drop it")
+        check_lexicon_option(self.language, self.zh_lexicon)
         weighting = self.weighting or DEFAULT_WEIGHTING[self.variant]
         object.__setattr__(self, "weighting", weighting)
         default_alpha = ALPHA_CORPUS if self.level == "corpus" else ALPHA_SENTENCE

@@ -555,6 +555,21 @@ def token_text(text: str, correction: bool = True) -> str:
     return " ".join(char_tokens(simplified(joined) if correction else joined))
 
 
+def check_lexicon_option(language: str, zh_lexicon: str | None) -> None:
+    """Refuse a `zh_lexicon` given for another language: it would be silently unused."""
+    if zh_lexicon is not None and language != "zh":
+        raise ValueError(f"`zh_lexicon` is the lexicon of language='zh'; with language={language!r} drop it")
+
+
+def token_texts(sources: Sequence[str], systems: Mapping[str, Sequence[str]], references: Sequence[Sequence[str]]
+                ) -> tuple[list[str], dict[str, list[str]], list[list[str]]]:
+    """Sources, every system's predictions and the references as `token_text` writes them (the predictions and
+    references are corrections), for a metric that reads one edit list per pair over these tokens."""
+    return ([token_text(s, correction=False) for s in sources],
+            {name: [token_text(t) for t in texts] for name, texts in systems.items()},
+            [[token_text(r) for r in group] for group in references])
+
+
 class ChineseExtractor:
     """`EditExtractor`'s interface over ChERRANT's char edits, for a metric that reads one edit list per pair: the
     first cheapest alignment's (`T<k>-A0`, what CLEME's Chinese mode reads). A correction equal to the source,

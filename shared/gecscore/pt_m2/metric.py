@@ -40,6 +40,7 @@ from gecscore.common.errant_scoring import FScore, total
 from gecscore.common.errant_scoring import errant_greedy
 from gecscore.common.error_types import as_lists, corpus_types, type_table
 from gecscore.common.m2io import M2Sentence, edits_to_m2, m2_references, m2_target, read_m2_input
+from gecscore.common.chinese_edits import check_lexicon_option, token_texts
 from gecscore.common.plain_edits import extractor_for
 from gecscore.common.signature import language_setting, make_signature
 from gecscore.common.statistics import Statistics
@@ -548,17 +549,13 @@ def _statistics(sources: Sequence[str], predictions: Sequence[str], references: 
     nlp = language_tokenizer(language) if opts["tokenize"] and language != "en" else None
     sources, (predictions,), refs = tokenise_or_check(sources, [predictions], refs, tokenize=opts["tokenize"],
                                                       fixed=gold is not None, nlp=nlp)
-    if opts["zh_lexicon"] is not None and language != "zh":
-        raise ValueError(f"`zh_lexicon` is the lexicon of language='zh'; with language={language!r} drop it")
+    check_lexicon_option(language, opts["zh_lexicon"])
     if language == "zh":  # the char tokens ChERRANT's edits index, corrections in simplified characters
-        from gecscore.common.chinese_edits import token_text
-
         if gold is not None:
             raise ValueError("language='zh' extracts the edits from text; a gold M2 has its tokens and edits "
                              "already: drop `language` (or `gold_m2`)")
-        sources = [token_text(s, correction=False) for s in sources]
-        predictions = [token_text(p) for p in predictions]
-        refs = [[token_text(r) for r in group] for group in refs]
+        sources, texts, refs = token_texts(sources, {"system": predictions}, refs)
+        predictions = texts["system"]
     if gold is not None and variant in ("m2", "sentm2"):
         check_type_level(gold, opts["return_types"])
     similarity = None

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Mapping, Sequence
 import numpy as np
 
 from gecscore.common.caller import warn
+from gecscore.common.chinese_edits import check_lexicon_option, token_texts
 from gecscore.common.edits import Edit
 from gecscore.common.encoders import check_loadable
 from gecscore.common.errant_compare import CompareResult, CompareSettings
@@ -188,8 +189,7 @@ class UOTConfig:
             if changed:
                 raise ValueError(f"`{changed[0]}` is errant_compare's option: it needs variant='errant' and "
                                  "convention='errant_compare'")
-        if self.zh_lexicon is not None and self.language != "zh":
-            raise ValueError(f"`zh_lexicon` is the lexicon of language='zh'; with language={self.language!r} drop it")
+        check_lexicon_option(self.language, self.zh_lexicon)
         foreign = [t for t in self.filter_types if t not in (*PLAIN_TYPES, "UNK")]
         if self.plain_edits and foreign:
             raise ValueError(f"`filter_types` {foreign} are ERRANT's English error types; with "
@@ -344,8 +344,7 @@ def _chinese_statistics(sources: Sequence[str], systems: Mapping[str, Sequence[s
 
     lexicon = load_lexicon(config.zh_lexicon)
     aligner = aligner_for(lexicon)
-    groups = [[r] if isinstance(r, str) else list(r) for r in references]
-    ref_m2 = parse_m2(aligner.m2(sources, groups, progress=progress, what="(references)"))
+    ref_m2 = parse_m2(aligner.m2(sources, references, progress=progress, what="(references)"))
     out = {}
     for name, predictions in systems.items():
         hyp_m2 = parse_m2(aligner.m2(sources, [[p] for p in predictions], progress=progress, what=f"({name})"))
@@ -438,11 +437,7 @@ class UOTErrant:
             sources, systems, references = metric_texts(SPEC.text_form, sources, systems, references,
                                                         tokenize=cfg.tokenize, nlp=self._nlp)
         if cfg.language == "zh":  # the char tokens ChERRANT's edits index, corrections in simplified characters
-            from gecscore.common.chinese_edits import token_text
-
-            sources = [token_text(s, correction=False) for s in sources]
-            systems = {name: [token_text(h) for h in hyps] for name, hyps in systems.items()}
-            references = [[token_text(r) for r in ([rs] if isinstance(rs, str) else rs)] for rs in references]
+            sources, systems, references = token_texts(sources, systems, references)
         hyps, refs, n = dict(systems), references, len(sources)
         extractor = extractor_for(cfg.language, self._nlp, cfg.zh_lexicon)
         keep_unk = cfg.variant == "errant" and cfg.convention == "errant_compare"
