@@ -331,15 +331,47 @@ def test_pt_m2_with_a_chinese_encoder(dev, tmp_path):
     assert ours.details["degenerate_sentences"] == expected.details["degenerate_sentences"]
 
 
+def _first_alignment(block, annotator: int) -> list:
+    """Edit objects of one annotator's first alignment in a ChERRANT M2 block, with the target offsets they imply."""
+    from gecscore.common.edits import Edit
+
+    edits, shift = [], 0
+    for e in sorted((e for e in block.edits if e.annotator == annotator and e.alignment == 0
+                     and e.type not in ("noop", "NA")), key=lambda e: (e.o_start, e.o_end)):
+        correction = " ".join(e.corrections).replace("-NONE-", "").split()
+        start = e.o_start + shift
+        edits.append(Edit(e.o_start, e.o_end, " ".join(block.source.split()[e.o_start:e.o_end]), start,
+                          start + len(correction), " ".join(correction), e.type))
+        shift += len(correction) - (e.o_end - e.o_start)
+    return edits
+
+
+class FromCherrantM2:
+    """An extractor whose edits are read from ChERRANT's own M2 of the first `n` dev sentences (references and
+    prediction; first alignments): a metric run over it is the metric over ChERRANT's edits."""
+
+    def __init__(self, dev, n: int) -> None:
+        from gecscore.common.m2io import parse_m2
+
+        sources, references, predictions, _, theirs, _ = dev
+        self.known = {}
+        for blocks, targets in ((parse_m2(theirs[1])[:n], references[:n]),
+                                (parse_m2(theirs[0])[:n], [[p] for p in predictions[:n]])):
+            for block, group in zip(blocks, targets):
+                for k, target in enumerate(group):
+                    self.known[(block.source, ce.token_text(target))] = _first_alignment(block, k)
+
+    def extract(self, sources, targets, **_):
+        return [[] if source == target else self.known[source, target] for source, target in zip(sources, targets)]
+
+
 def test_uot_errant_transports_cherrants_first_alignment_edits(dev, tmp_path, monkeypatch):
     """UOT-ERRANT (variant uot) in Chinese with a tiny random Chinese-vocabulary BERT: from the text, equal to the
     same transport over edits read from ChERRANT's own M2 (first alignments; target offsets from applying them)."""
     from conftest import build_tiny_model
-    from gecscore.common.edits import Edit
-    from gecscore.common.m2io import parse_m2
     from gecscore.uot_errant import metric as uot
 
-    sources, references, predictions, _, theirs, _ = dev
+    sources, references, predictions, *_ = dev
     n = 25
     characters = sorted({c for text in [*sources[:n], *predictions[:n], *sum(references[:n], [])] for c in text})
     options = {"model": str(build_tiny_model(tmp_path / "tiny-chinese-bert", "bert", extra_tokens=tuple(characters)))}
@@ -348,30 +380,7 @@ def test_uot_errant_transports_cherrants_first_alignment_edits(dev, tmp_path, mo
         ours = registry.run("uot_errant", sources[:n], predictions[:n], references[:n], language="zh",
                             zh_lexicon=str(LEXICON), **options)
 
-    def first_alignment(block, annotator):
-        """Edit objects of one annotator's first alignment, with the target offsets they imply."""
-        edits, shift = [], 0
-        for e in sorted((e for e in block.edits if e.annotator == annotator and e.alignment == 0
-                         and e.type not in ("noop", "NA")), key=lambda e: (e.o_start, e.o_end)):
-            correction = " ".join(e.corrections).replace("-NONE-", "").split()
-            start = e.o_start + shift
-            edits.append(Edit(e.o_start, e.o_end, " ".join(block.source.split()[e.o_start:e.o_end]), start,
-                              start + len(correction), " ".join(correction), e.type))
-            shift += len(correction) - (e.o_end - e.o_start)
-        return edits
-
-    known = {}
-    for blocks, targets in ((parse_m2(theirs[1])[:n], references[:n]), (parse_m2(theirs[0])[:n],
-                                                                         [[p] for p in predictions[:n]])):
-        for block, group in zip(blocks, targets):
-            for k, target in enumerate(group):
-                known[(block.source, ce.token_text(target))] = first_alignment(block, k)
-
-    class FromCherrantM2:
-        def extract(self, sources, targets, **_):
-            return [known[pair] for pair in zip(sources, targets)]
-
-    monkeypatch.setattr(uot, "extractor_for", lambda *args, **kwargs: FromCherrantM2())
+    monkeypatch.setattr(uot, "extractor_for", lambda *args, **kwargs: FromCherrantM2(dev, n))
     with pytest.warns(DegenerateOutputWarning, match=flagged):
         expected = registry.run("uot_errant", [ce.token_text(s, correction=False) for s in sources[:n]],
                                 [ce.token_text(p) for p in predictions[:n]],
@@ -379,6 +388,35 @@ def test_uot_errant_transports_cherrants_first_alignment_edits(dev, tmp_path, mo
     assert ours.scores == expected.scores and 0 < ours.score < 1
     assert ours.details["degenerate_sentences"] == expected.details["degenerate_sentences"]
     assert "variant:uot" in ours.signature and "language:zh|edits:cherrant-char|alignment:first" in ours.signature
+
+
+def test_gotoscorer_chunks_cherrants_first_alignment(dev, monkeypatch):
+    """GoToScorer in Chinese: chunks of ChERRANT's first char alignment. From the text (two systems, difficulty
+    weights estimated from them, per-operation table), equal to the same run over edits read from ChERRANT's own
+    M2; main types (return_types=2) and a lexicon without language='zh' are setup errors."""
+    from gecscore.gotoscorer import metric as gotoscorer
+
+    sources, references, predictions, *_ = dev
+    n = 60
+    systems = {"example": predictions[:n], "last-reference": [group[-1] for group in references[:n]]}
+    options = {"language": "zh", "zh_lexicon": str(LEXICON), "weights": "systems", "return_types": 1}
+    with pytest.warns(DegenerateOutputWarning, match="zero-weight edits"):  # chunks both systems get right
+        ours = registry.run_systems("gotoscorer", sources[:n], systems, references[:n], ref_id=0, **options)
+    with monkeypatch.context() as patch, pytest.warns(DegenerateOutputWarning, match="zero-weight edits"):
+        patch.setattr(gotoscorer, "extractor_for", lambda *args, **kwargs: FromCherrantM2(dev, n))
+        expected = registry.run_systems("gotoscorer", sources[:n], systems, references[:n], ref_id=0, **options)
+    for name in systems:
+        assert ours[name].scores == expected[name].scores
+        assert ours[name].details["types"] == expected[name].details["types"]
+    assert 0 < ours["example"].score < 1 and 0 < ours["last-reference"].score < 1
+    assert set(ours["example"].details["types"]["rows"]) <= {"M", "R", "S", "W", "DUMMY"}
+    assert "language:zh|edits:cherrant-char|alignment:first|zh_lexicon:" in ours["example"].signature
+    assert "weights:systems" in ours["example"].signature
+    with pytest.raises(ValueError, match="`return_types=2`.*language='zh'"):
+        registry.run("gotoscorer", sources[:2], predictions[:2], references[:2], **{**options, "return_types": 2,
+                                                                                   "weights": "none"})
+    with pytest.raises(ValueError, match="`zh_lexicon` is the lexicon of language='zh'"):
+        registry.run("gotoscorer", ["a b"], ["a c"], [["a c"]], zh_lexicon=str(LEXICON))
 
 
 def test_the_parallel_to_m2_command_writes_what_cherrant_writes(dev, shared_data, tmp_path, monkeypatch, capsys):

@@ -156,8 +156,9 @@ def test_french_text_is_tokenised_by_french_rules_before_its_edits():
     assert raw.scores["precision"] == 0.5
 
 
-def test_chinese_text_and_m2_files_with_a_language_are_errors():
-    with pytest.raises(ValueError, match="`language` must be one of"):
+def test_chinese_text_without_a_lexicon_and_m2_files_with_a_language_are_errors(monkeypatch):
+    monkeypatch.delenv("GECSCORE_ZH_LEXICON", raising=False)
+    with pytest.raises(ValueError, match="pass `zh_lexicon`"):
         registry.run("gotoscorer", ["他 很 好"], ["他 很 好"], [["他 很 好"]], language="zh")
     with pytest.raises(ValueError, match="`language` applies to text"):
         registry.run("cleme", None, None, None, hyp_m2="S a\nA -1 -1|||noop|||-NONE-|||REQUIRED|||-NONE-|||0\n",

@@ -64,6 +64,7 @@ class Gotoscorer(GECMetric):
         )
 
     def _compute(self, sources, predictions, references=None, *, weights="none", rules="gec-metrics", ref_id=0,
-                 beta=0.5, save_weights=None, language="en", max_changed_run=80, robust=False, tokenize=False,
-                 normalize=False, max_tokens=700, return_sentence_scores=False, return_types=0, progress=False):
+                 beta=0.5, save_weights=None, language="en", zh_lexicon=None, max_changed_run=80, robust=False,
+                 tokenize=False, normalize=False, max_tokens=700, return_sentence_scores=False, return_types=0,
+                 progress=False):
         return self.score(sources, predictions, references, locals())

@@ -70,7 +70,7 @@ SPEC = MetricSpec(
         Option("layer", "int", None, "BERTScore layer (None: the model's bert_score default)", minimum=0,
                nullable=True),
         Option("device", "device", None, "'cpu', 'cuda', 'cuda:1', 'mps' (None: cuda when available)", nullable=True),
-        language_option(edits=True, chinese=True),
+        language_option(edits=True),
         zh_lexicon_option(),
         *input_options(robust="a sentence whose similarity chunk weights are all float noise is scored with unit "
                        "chunk weights (in corpus totals each such chunk weighs the corpus's mean chunk weight)"),

@@ -158,7 +158,6 @@ LANGUAGES: tuple[str, ...] = ("en", "zh", "ar", "cs", "de", "el", "es", "et", "f
                               "sl", "sv", "uk")
 #: The languages in which a metric extracts edits from text: all but Chinese, whose edits (ChERRANT's char alignment,
 #: `chinese_edits`) only `errant` (convention 'errant_compare'), CLEME / CLEME2.0 and PT-M2 / M² extract.
-EDIT_LANGUAGES: tuple[str, ...] = tuple(language for language in LANGUAGES if language != "zh")
 
 
 def zh_lexicon_option(variants: tuple[str, ...] = ()) -> Option:
@@ -170,27 +169,20 @@ def zh_lexicon_option(variants: tuple[str, ...] = ()) -> Option:
                   "their digest", nullable=True, variants=variants)
 
 
-def language_option(edits: bool = False, chinese: bool = False) -> Option:
+def language_option(edits: bool = False) -> Option:
     """The `language` of a metric: one meaning wherever it appears. A metric that reads only tokens (GLEU, GREEN)
-    takes every language; one that extracts edits from text (`edits`) takes every language but Chinese, whose
-    edits (ChERRANT's char alignment) only `errant`, CLEME and PT-M2 extract, and in a language other than English extracts them
-    with no English rules (`gecscore.common.plain_edits`). `chinese`: the metric also takes 'zh', whose edits
-    come from ChERRANT's char alignment (`zh_lexicon_option`)."""
-    if edits and chinese:
+    counts them in every language; one that extracts edits from text (`edits`) takes ERRANT's English edits, in
+    Chinese ChERRANT's char alignment (`zh_lexicon_option`), and in any other language edits with no English rules
+    (`gecscore.common.plain_edits`)."""
+    if edits:
         return Option("language", "str", "en", "the text's language (ISO 639-1): 'en', ERRANT's English edits, "
                       "`tokenize` by spaCy's English pipeline; 'zh', Chinese text (spaces ignored), every character "
                       "a token and edits as ChERRANT's char-level parallel_to_m2.py writes them (its first alignment "
-                      "where a metric reads one edit list; needs `zh_lexicon`); any other, whitespace-separated words (`tokenize` by spaCy's tokenizer rules "
-                      "for that language, no model needed) and edits with no English rules (a Levenshtein "
-                      "alignment of the tokens, each run of changes one edit, as ERRANT's -lev -merge all-merge), "
-                      "typed only M, R or U. Recorded in the signature unless 'en'", choices=LANGUAGES)
-    if edits:
-        return Option("language", "str", "en", "the text's language (ISO 639-1): 'en', ERRANT's English edits, "
-                      "`tokenize` by spaCy's English pipeline; any other, whitespace-separated words (`tokenize` by "
-                      "spaCy's tokenizer rules for that language, no model needed) and edits with no English rules "
-                      "(a Levenshtein alignment of the tokens, each run of changes one edit, as ERRANT's -lev -merge "
-                      "all-merge), typed only M, R or U. Chinese edits (ChERRANT's char alignment) are "
-                      "`errant`'s, CLEME's and PT-M2's alone. Recorded in the signature unless 'en'", choices=EDIT_LANGUAGES)
+                      "where a metric reads one edit list; needs `zh_lexicon`); any other, whitespace-separated "
+                      "words (`tokenize` by spaCy's tokenizer rules for that language, no model needed) and edits "
+                      "with no English rules (a Levenshtein alignment of the tokens, each run of changes one edit, "
+                      "as ERRANT's -lev -merge all-merge), typed only M, R or U. Recorded in the signature unless "
+                      "'en'", choices=LANGUAGES)
     return Option("language", "str", "en", "the text's language (ISO 639-1): 'en', whitespace-separated words, "
                   "`tokenize` by spaCy's English pipeline; 'zh', Chinese, every character a token (ChERRANT's char "
                   "level); any other, whitespace-separated words, `tokenize` by spaCy's tokenizer rules for that "

@@ -12,6 +12,7 @@ reads the weights, `metric.py` gathers the statistics and scores them; `SPEC` de
 from gecscore.common.exports import lazy_exports
 from gecscore.common.options import (
     Control, MetricSpec, Option, ScriptText, SpaceText, Unshardable, input_options, language_option,
+    zh_lexicon_option,
 )
 from gecscore.gotoscorer import space as _space
 
@@ -59,11 +60,13 @@ SPEC = MetricSpec(
         Option("save_weights", "str", None, "with weights='systems': also write the weights to this path as "
                "gec-metrics' weight file (the JSON its generator writes, byte for byte)", kind="output"),
         language_option(edits=True),
+        zh_lexicon_option(),
         *input_options(robust="nothing else changes: perfect corrections already score 1"),
         Option("return_sentence_scores", "bool", False, "also return per-sentence records: F, precision, recall, "
                "weighted counts, chunks (aliases `sentence_scores`, `sentences`)", kind="output"),
         Option("return_types", "int", 0, "per-chunk-type weighted TP/FP/FN/TN and P/R/F of the corpus: 1 = operation "
-               "(M/R/U), 2 = main type, 3 = full type, as errant_compare -cat; non-edit chunks are DUMMY (0: none)",
+               "(M/R/U), 2 = main type, 3 = full type, as errant_compare -cat; non-edit chunks are DUMMY (0: none). "
+               "With language='zh' the types are ChERRANT's M/R/S/W, which have no main type: 1 or 3",
                choices=(0, 1, 2, 3), kind="output"),
         Option("progress", "bool", False, "show progress bars", kind="output"),
     ),
@@ -146,7 +149,8 @@ Higher is better.
         settings=(
             Control("beta", "β", "F-beta's β (0.5 weighs precision more)"),
             Control("ref_id", "Reference", "which reference line is scored against (0: first)"),
-            Control("language", "Language", "not en: edits with no English rules, typed M/R/U"),
+            Control("language", "Language", "zh: ChERRANT's char edits (needs its lexicon); any other but en: edits with no "
+                    "English rules, typed M/R/U"),
         ),
         source_label="Source (tokenised)",
         sentence_view=_space.sentence_view,

@@ -20,6 +20,7 @@ from typing import Any, ClassVar, Mapping, Sequence
 
 from gecscore.common.bootstrap import Aggregate
 from gecscore.common.caller import warn
+from gecscore.common.chinese_edits import check_lexicon_option, token_texts
 from gecscore.common.errant_compare import category_of
 from gecscore.common.errant_scoring import Counts, FScore, errant_greedy
 from gecscore.common.inputs import UnusedReferencesWarning
@@ -57,7 +58,9 @@ def check_models(options: Mapping[str, Any]) -> None:
     """What a run with `options` would refuse before any work, checked without data (the Trainer hook calls it when
     it is built): GoToScorer loads no model, but its weight file must exist. The spaCy pipeline is loaded on first
     use."""
-    check_weight_options(SPEC.resolve(options), None)
+    opts = SPEC.resolve(options)
+    check_weight_options(opts, None)
+    check_chinese_options(opts)
 
 
 def statistics_systems(sources: Sequence[str], systems: Mapping[str, Sequence[str]],
@@ -67,19 +70,23 @@ def statistics_systems(sources: Sequence[str], systems: Mapping[str, Sequence[st
     from all the systems given here first); the sources and references are chunked once for all systems."""
     opts = SPEC.resolve(options)
     check_weight_options(opts, len(systems))
+    check_chinese_options(opts)
     ref_id = opts["ref_id"]
     predictions = systems  # tokenised by the input layer, which checked that every sentence has reference `ref_id`
+    if opts["language"] == "zh":  # the char tokens ChERRANT's edits index, corrections in simplified characters
+        sources, predictions, references = token_texts(sources, systems, references)
     unused = sum(len(refs) > 1 for refs in references)
     if unused and "ref_id" not in options:  # chosen by the user: they know the others are not read
         warn(f"GoToScorer scores against one reference per sentence (ref_id={ref_id}); {unused} of {len(references)} "
              f"sentences have more, which are not used. Pass ref_id=K to say which one, or give one reference per "
              f"sentence", UnusedReferencesWarning)
     pairs = [(i, source, ref) for i, (source, refs) in enumerate(zip(sources, references)) for ref in refs]
-    flat = _chunks([p[1] for p in pairs], [p[2] for p in pairs], opts["language"], progress)
+    extractor = extractor_for(opts["language"], zh_lexicon=opts["zh_lexicon"])
+    flat = _chunks([p[1] for p in pairs], [p[2] for p in pairs], extractor, progress)
     reference_chunks: list[list[list[Chunk]]] = [[] for _ in sources]
     for (i, _, _), chunks in zip(pairs, flat):
         reference_chunks[i].append(chunks)
-    system_chunks = {name: _chunks(sources, hyps, opts["language"], progress) for name, hyps in predictions.items()}
+    system_chunks = {name: _chunks(sources, hyps, extractor, progress) for name, hyps in predictions.items()}
     weights, weight_name = _weights(opts["weights"], reference_chunks, system_chunks, ref_id, opts["save_weights"],
                                     opts["rules"])
     rules = {"rules": opts["rules"]} if opts["rules"] != "gec-metrics" else {}  # English signatures unchanged
@@ -131,11 +138,21 @@ def score(stats: GoToScorerStatistics) -> MetricResult:
 # Helpers
 
 
-def _chunks(sources: Sequence[str], targets: Sequence[str], language: str, progress: bool) -> list[list[Chunk]]:
-    """Every source's chunk sequence against its target (ERRANT edits, `noop` and `UNK` left out as gec-metrics
-    does; in another language, plain edits)."""
-    edits = extractor_for(language).extract(sources, targets, progress=progress)
+def _chunks(sources: Sequence[str], targets: Sequence[str], extractor: Any, progress: bool) -> list[list[Chunk]]:
+    """Every source's chunk sequence against its target by `extractor` (`plain_edits.extractor_for`: ERRANT edits,
+    `noop` and `UNK` left out as gec-metrics does; in Chinese, ChERRANT's first char alignment's; in another
+    language, plain edits)."""
+    edits = extractor.extract(sources, targets, progress=progress)
     return [chunk_sequence(e, source.split(" ")) for e, source in zip(edits, sources)]
+
+
+def check_chinese_options(opts: Mapping[str, Any]) -> None:
+    """`zh_lexicon` only with language='zh', and no main-type table there: ChERRANT's types (M/R/S/W) have none, so
+    level 2 would put every chunk under an empty name."""
+    check_lexicon_option(opts["language"], opts["zh_lexicon"])
+    if opts["language"] == "zh" and opts["return_types"] == 2:
+        raise ValueError("`return_types=2` (main types) does not apply to language='zh': ChERRANT's char edits are "
+                         "typed M/R/S/W only; pass return_types=1 or 3")
 
 
 def check_weight_options(opts: Mapping[str, Any], systems: int | None) -> None:

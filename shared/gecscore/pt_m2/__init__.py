@@ -35,7 +35,7 @@ SPEC = MetricSpec(
                minimum=0, exclusive_minimum=True),
         Option("max_unchanged_words", "int", 2, "M² lattice: unchanged words an edit may span", minimum=0,
                variants=("sentm2", "m2")),
-        language_option(edits=True, chinese=True),
+        language_option(edits=True),
         zh_lexicon_option(),
         *input_options(robust="a system edit counts as matching at most one gold edit and a gold edit weighs as "
                        "the alternative the system matched (see the card's *Degenerate sentences and robust mode*)"),
