@@ -137,6 +137,24 @@ def test_another_language_scores_as_m2_files_of_errant_s_plain_edits(conll, erra
     assert "language:" not in registry.run(name, sources[:3], hyps[:3], refs[:3], **options).signature
 
 
+def test_uot_errant_transports_plain_edits_in_another_language(conll, errant_spans, monkeypatch, tiny_bert):
+    """UOT-ERRANT's transport (variant uot) in French with a tiny random BERT equals the same transport in English
+    mode over ERRANT's lev / all-merge edits: the language changes the edits, nothing else."""
+    import gecscore.uot_errant.metric as uot
+
+    sources, hyps, refs, _, _ = conll
+    n = 20
+    ours = registry.run("uot_errant", sources[:n], hyps[:n], refs[:n], language="fr", model=str(tiny_bert))
+
+    class ErrantLev:
+        def extract(self, sources, targets, *, keep_unk=False, progress=False):
+            return [[Edit(*span) for span in errant_spans(s, t)] for s, t in zip(sources, targets)]
+
+    monkeypatch.setattr(uot, "extractor_for", lambda *args, **kwargs: ErrantLev())
+    expected = registry.run("uot_errant", sources[:n], hyps[:n], refs[:n], model=str(tiny_bert))
+    assert ours.scores == expected.scores and 0 < ours.score < 1
+    assert "|language:fr|edits:plain|types:M/R/U|" in ours.signature
+
 def test_types_are_the_operations_only(conll):
     sources, hyps, refs, _, _ = conll
     result = registry.run("errant", sources, hyps, refs, language="de", convention="errant_compare",
