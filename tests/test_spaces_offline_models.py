@@ -18,8 +18,9 @@ import pytest
 from gecscore import registry
 from gecscore.spaces.loading import METRIC_PATH_ENV
 from llm_stub import stub_server
-from test_spaces import (CHROMIUM, CHROMIUM_ARGS, REPO, assert_message, launch_local, lines, load_app, modules,
-                         save_screenshot, upload)  # noqa: F401 (modules: the fixture)
+from test_spaces import (CHROMIUM, CHROMIUM_ARGS, REPO, assert_message, launch_local, lines, load_app,
+                         save_screenshot, upload)
+from test_spaces import modules  # noqa: F401 (the fixture, used by name)
 
 sys.path.insert(0, str(Path(__file__).resolve().parent / "golden_some_scribendi"))
 import tiny_models  # noqa: E402

@@ -58,7 +58,6 @@ def test_the_executable_prints_warnings_without_our_file_and_line(tmp_path):
 
 def test_presets_are_named_as_asked_in_signatures_and_warnings():
     for name, title in (("errant", "ERRANT"), ("m2", "M²"), ("senterrant", "SentERRANT")):
-        caught = []
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             result = registry.run(name, SOURCES, ["", "I has a apple .", "x"], REFERENCES)
