@@ -108,6 +108,17 @@ SCORES = {"errant": ("tp", "fp", "fn", "precision", "recall", "f0.5"), "m2": ("p
           "gotoscorer": ("tp", "fp", "fn", "tn", "f0.5")}
 
 
+class ErrantLev:
+    """An extractor giving ERRANT's own lev / all-merge edits (`errant_spans`): an English-mode run over it is the
+    run over ERRANT's language-independent edits."""
+
+    def __init__(self, errant_spans) -> None:
+        self.spans = errant_spans
+
+    def extract(self, sources, targets, *, keep_unk=False, progress=False):
+        return [[Edit(*span) for span in self.spans(s, t)] for s, t in zip(sources, targets)]
+
+
 @pytest.mark.parametrize("name, options", [("errant", {}), ("errant", {"convention": "errant_compare"}),
                                            ("m2", {}), ("sentm2", {}), ("cleme", {}), ("gotoscorer", {})])
 def test_another_language_scores_as_m2_files_of_errant_s_plain_edits(conll, errant_spans, monkeypatch, name,
@@ -117,15 +128,11 @@ def test_another_language_scores_as_m2_files_of_errant_s_plain_edits(conll, erra
     if name in ("m2", "sentm2"):
         expected = registry.run(name, sources, hyps, None, gold_m2=ref_m2, **options)
     elif name in ("gotoscorer", "errant") and not options:  # no M2 input: English mode, ERRANT's lev edits
-        class ErrantLev:
-            def extract(self, sources, targets, *, keep_unk=False, progress=False):
-                return [[Edit(*span) for span in errant_spans(s, t)] for s, t in zip(sources, targets)]
-
         import gecscore.gotoscorer.metric as gotoscorer
         import gecscore.uot_errant.metric as uot
 
         module = uot if name == "errant" else gotoscorer
-        monkeypatch.setattr(module, "extractor_for", lambda language, nlp=None, zh_lexicon=None: ErrantLev())
+        monkeypatch.setattr(module, "extractor_for", lambda language, nlp=None, zh_lexicon=None: ErrantLev(errant_spans))
         expected = registry.run(name, sources, hyps, refs)
     else:
         m2 = {"hyp_m2": hyp_m2, "ref_m2": ref_m2}
@@ -145,15 +152,11 @@ def test_uot_errant_transports_plain_edits_in_another_language(conll, errant_spa
     sources, hyps, refs, _, _ = conll
     n = 20
     ours = registry.run("uot_errant", sources[:n], hyps[:n], refs[:n], language="fr", model=str(tiny_bert))
-
-    class ErrantLev:
-        def extract(self, sources, targets, *, keep_unk=False, progress=False):
-            return [[Edit(*span) for span in errant_spans(s, t)] for s, t in zip(sources, targets)]
-
-    monkeypatch.setattr(uot, "extractor_for", lambda *args, **kwargs: ErrantLev())
+    monkeypatch.setattr(uot, "extractor_for", lambda *args, **kwargs: ErrantLev(errant_spans))
     expected = registry.run("uot_errant", sources[:n], hyps[:n], refs[:n], model=str(tiny_bert))
     assert ours.scores == expected.scores and 0 < ours.score < 1
     assert "|language:fr|edits:plain|types:M/R/U|" in ours.signature
+
 
 def test_types_are_the_operations_only(conll):
     sources, hyps, refs, _, _ = conll

@@ -156,8 +156,6 @@ def input_options(*, tokenize: str = "spaCy-tokenise raw text first (otherwise u
 #: rules spaCy ships without a model (`spacy.blank`), the twelve of MultiGEC-2025 among them.
 LANGUAGES: tuple[str, ...] = ("en", "zh", "ar", "cs", "de", "el", "es", "et", "fr", "is", "it", "lv", "nl", "pt", "ru",
                               "sl", "sv", "uk")
-#: The languages in which a metric extracts edits from text: all but Chinese, whose edits (ChERRANT's char alignment,
-#: `chinese_edits`) only `errant` (convention 'errant_compare'), CLEME / CLEME2.0 and PT-M2 / M² extract.
 
 
 def zh_lexicon_option(variants: tuple[str, ...] = ()) -> Option:
