@@ -263,8 +263,28 @@ def test_a_pair_with_too_many_alignments_is_refused_naming_the_sentence():
     pair = ["".join(rng.choice("甲乙丙丁你好") for _ in range(150)) for _ in range(2)]
     aligner = ce.ChineseAligner(ce.ChineseLexicon({}, {}))
     assert ce.alignment_count(aligner.operations(list(pair[0]), list(pair[1]))) > ce.MAX_ALIGNMENTS
-    with pytest.raises(ValueError, match=r"sentence 1: [\d,]+ equally cheap alignments .*MAX_ALIGNMENTS=100,000"):
+    with pytest.raises(ValueError, match=r"sentence 1: [\d,]+ equally cheap alignments .*MAX_ALIGNMENTS=10,000"):
         aligner.m2(["他很喜欢看书书。", pair[0]], [["他很喜欢看书。"], [pair[1]]])
+
+
+def test_a_reward_refuses_only_the_row_with_too_many_alignments():
+    """In a training signal (lenient sentence scores), the pair with too many equally cheap alignments is model
+    output wrong on its row: that row is refused and flagged with the reason, scored 0; the other rows of the batch
+    keep their scores, equal to their scores alone."""
+    from gecscore.sentence_scorer import SentenceScorer
+
+    rng = random.Random(1)
+    source, unrelated = ("".join(rng.choice("甲乙丙丁你好") for _ in range(150)) for _ in range(2))
+    scorer = SentenceScorer("errant", lenient=True, **ZH)
+    sources = ["他很喜欢看书书。", source, "我们明天去公园玩。"]
+    predictions = ["他很喜欢看书。", unrelated, "我们明天去公园。"]
+    references = [["他很喜欢看书。"], [source], ["我们明天去公园玩。"]]
+    batch = scorer.score(sources, predictions, references)
+    assert [d["index"] for d in batch.degenerate if d["reason"] == "refused"] == [1]
+    assert "MAX_ALIGNMENTS" in next(d["why"] for d in batch.degenerate if d["index"] == 1)
+    assert batch.values[1] == 0.0 and batch.scores[1] is None
+    alone = [scorer.score([sources[i]], [predictions[i]], [references[i]]).values[0] for i in (0, 2)]
+    assert [batch.values[0], batch.values[2]] == alone and alone[0] > alone[1]
 
 
 def _first_alignments(m2: str) -> str:

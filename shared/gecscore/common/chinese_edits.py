@@ -57,8 +57,10 @@ MERGE_PUNCTUATION = (string.punctuation + "！？｡＂＃＄％＆＇（）＊�
 EDIT_CACHE_PAIRS = 100_000
 #: The most equally cheap alignments of one pair that are enumerated: ChERRANT enumerates them all, and unrelated
 #: sentences can have astronomically many (random 40-character strings over 4 characters already reach 16,640), so
-#: a pair with more is refused, naming the sentence, where ChERRANT would not finish.
-MAX_ALIGNMENTS = 100_000
+#: a pair with more is refused, naming the sentence (in a training signal: that row alone, flagged), where ChERRANT
+#: would take minutes or not finish. Each alignment is merged in about 0.35 ms on 2 cores, so this bounds one pair
+#: at a few seconds; MuCGEC dev's references need at most 32.
+MAX_ALIGNMENTS = 10_000
 #: Beyond this difference in length only the first cheapest alignment is kept.
 ALL_ALIGNMENTS_MAX_LENGTH_DIFFERENCE = 10
 
