@@ -163,6 +163,32 @@ def test_zero_mass_hypothesis_edit_reproduces_reference_blow_up():
     assert float(robust.plan.sum()) == pytest.approx(1.4196, rel=1e-5)          # capped at the available mass
 
 
+def test_blas_status_warnings_are_not_a_degenerate_transport(monkeypatch):
+    """numpy's floating-point status after a BLAS product ("invalid value encountered in dot") comes and goes with
+    the memory around the arrays (OpenBLAS lanes whose values are thrown away): it is not an issue of a finite plan.
+    POT's own "Numerical errors" warning, and any other numpy warning, still is."""
+    import warnings
+
+    import gecscore.uot_errant.transport as tr
+
+    solve = tr.sinkhorn_unbalanced
+    h, r = np.array([vec(1.0, 0.5)]), np.array([vec(0.9, 0.4)])
+    a, b = edit_masses(h), edit_masses(r)
+    clean = transport(h, r, a, b)
+    for message, degenerate in (("invalid value encountered in dot", False), ("overflow encountered in matmul", False),
+                                ("invalid value encountered in multiply", True),
+                                ("Numerical errors at iteration 3", True)):
+        def noisy(*args, message=message, **kwargs):
+            warnings.warn(message, RuntimeWarning)
+            return solve(*args, **kwargs)
+
+        monkeypatch.setattr(tr, "sinkhorn_unbalanced", noisy)
+        for robust in (False, True):
+            t = transport(h, r, a, b, robust=robust)
+            assert t.degenerate is degenerate and (message in t.issues) is degenerate, (message, robust)
+        np.testing.assert_array_equal(transport(h, r, a, b).plan, clean.plan)
+
+
 class _no_warning_escapes:
     """Context manager asserting that POT's and numpy's warnings are captured, not re-emitted."""
 
