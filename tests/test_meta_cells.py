@@ -625,6 +625,30 @@ def test_errant_2_3_3_switch_from_scratch(bench, legacy, shared_data, meta_run, 
     assert sum(only_a_switch_gives(c) for c in cells) >= 5
 
 
+@pytest.mark.slow
+@pytest.mark.spread
+def test_errant_2_3_3_driver_writes_what_errant_parallel_writes(legacy, shared_data, meta_run, monkeypatch, tmp_path):
+    """`extract_m2`'s driver (ERRANT loaded once, each text parsed once) writes ERRANT 2.3.3's own `errant_parallel`
+    output byte for byte: three jobs in one driver on 300 CoNLL-2014 sentences (both references; the second alone,
+    every parse already made; the sources themselves, all noop) against `errant_parallel` run on each."""
+    from gecscore.meta_eval.data import conll_references, read_conll_m2
+
+    monkeypatch.setenv("GECSCORE_CACHE", str(meta_run.gecscore_cache))  # the run's environment, built once
+    gold = read_conll_m2(shared_data)[:300]
+    sources = [b.source for b in gold]
+    references = [refs[:300] for refs in conll_references(shared_data, "official", gold=read_conll_m2(shared_data))]
+    root = legacy.ensure_env()
+    for k, corrections in enumerate([references, references[1:], [sources]]):
+        made = legacy.extract_m2(sources, corrections, tmp_path / "driver")
+        paths = [tmp_path / f"orig{k}.txt"] + [tmp_path / f"cor{k}_{j}.txt" for j in range(len(corrections))]
+        for path, lines in zip(paths, [sources, *corrections]):
+            path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+        legacy._run([str(root / "bin" / "errant_parallel"), "-orig", str(paths[0]), "-cor", *map(str, paths[1:]),
+                     "-out", str(tmp_path / f"parallel{k}.m2")], "errant_parallel")
+        assert made.read_bytes() == (tmp_path / f"parallel{k}.m2").read_bytes(), k
+    assert len(set(legacy._DRIVERS.values())) == 1
+
+
 def test_seeda_pie_output_is_the_blob_lm_critic_shipped_before_the_fix(shared_data):
     """`seeda-lm-critic=pie` rests on tmu-nlp/SEEDA's history: before commit 082e663 `outputs/subset/LM-Critic.txt`
     and `PIE.txt` were one git blob, 5330d68… at 870b1b9, which is today's PIE.txt; today's LM-Critic.txt differs."""

