@@ -429,3 +429,23 @@ def test_script_doctests():  # the card's examples run in test_readme_snippets.p
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     run_doctests(module._KWARGS_DESCRIPTION, str(path))
+
+
+def test_a_shared_lattice_extracts_each_gold_once(shared_data):
+    """Inside `sharing_lattices` the second extraction against the same gold is the first one's answer (M² and
+    SentM², one reference set in several configurations), equal to an extraction outside it; another gold, or the
+    same gold for another annotator, is extracted anew."""
+    root = shared_data / "CoNLL-2014" / "PT-M2" / "data"
+    gold = read_m2(root / "reference.m2")[:40]
+    hyps = (root / "hypothesis").read_text(encoding="utf-8").splitlines()
+    items = [(b.source.split(), h.split(), m2.gold_edits(b)) for b, h in zip(gold, hyps)]
+    alone = [m2.extract_edits(*item) for item in items]
+    with m2.sharing_lattices():
+        first = [m2.extract_edits(*item) for item in items]
+        again = [m2.extract_edits(*item) for item in items]
+        swapped = [m2.extract_edits(s, h, {k + 7: g for k, g in golds.items()}) for s, h, golds in items]
+    assert first == again == alone
+    assert all(a is b for x, y in zip(first, again) for a, b in zip(x, y))
+    assert [[e.annotator for e in x] for x in swapped] == [[k + 7 for k in golds] for _, _, golds in items]
+    assert [[(e.edit_seq, e.correct) for e in x] for x in swapped] == [[(e.edit_seq, e.correct) for e in x]
+                                                                         for x in alone]

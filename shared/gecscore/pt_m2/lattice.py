@@ -208,6 +208,9 @@ class Lattice:
     def __init__(self, source: Sequence[str], hypothesis: Sequence[str], max_unchanged_words: int = 2) -> None:
         self.source = list(source)
         self.hypothesis = list(hypothesis)
+        #: `extract_edits`'s answers for this pair, by (annotator, gold edits, early exit): a lattice shared by
+        #: `sharing_lattices` meets the same gold again (M² and SentM², one reference set in several configurations).
+        self.extracted: dict[tuple[int, tuple[GoldEdit, ...], bool], AnnotatorEdits] = {}
         steps1 = _base_steps(self.source, self.hypothesis, 1)
         steps2 = _base_steps(self.source, self.hypothesis, 2)
         end = (len(self.source), len(self.hypothesis))
@@ -628,8 +631,13 @@ def extract_edits(source: Sequence[str], hypothesis: Sequence[str], golds: Mappi
     out = []
     for annotator, gold in golds.items():
         gold = tuple(gold)
-        seq = lattice.edit_sequence(gold, early_exit=early_exit)
-        out.append(AnnotatorEdits(annotator, tuple(seq), tuple(match_sequence(seq, gold)), gold))
+        key = (annotator, gold, early_exit)
+        found = lattice.extracted.get(key)
+        if found is None:
+            seq = lattice.edit_sequence(gold, early_exit=early_exit)
+            found = lattice.extracted[key] = AnnotatorEdits(annotator, tuple(seq), tuple(match_sequence(seq, gold)),
+                                                            gold)
+        out.append(found)
     return out
 
 
