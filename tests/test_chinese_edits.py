@@ -245,7 +245,7 @@ def test_cleme_from_text_equals_cleme_chinese_mode(dev, golden, assumption):
     assert sentence.score == pytest.approx(gold["headline"]["SentCLEME_weighted_f"], abs=1e-12)
     assert [s["reference"] for s in sentence.sentences] == [e["chosen_ref_sentence_weighted"]
                                                              for e in gold["sentences"]]
-    assert "language:zh|edits:cherrant-char|zh_lexicon:" in corpus.signature
+    assert "language:zh|edits:cherrant-char|alignment:first|zh_lexicon:" in corpus.signature
 
 
 @settings(max_examples=200, deadline=None)

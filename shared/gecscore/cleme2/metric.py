@@ -164,12 +164,7 @@ class ClemeConfig:
             out.update(model=self.model, layer="default" if self.layer is None else self.layer)
         elif self.weighting == "llm":
             out["model"] = self.model
-        if self.language == "zh":
-            from gecscore.common.chinese_edits import load_lexicon
-
-            out.update(language="zh", edits="cherrant-char", zh_lexicon=load_lexicon(self.zh_lexicon).digest)
-        else:
-            out.update(language_setting({"language": self.language}, edits=True))
+        out.update(language_setting({"language": self.language, "zh_lexicon": self.zh_lexicon}, edits=True))
         out.update(tokenize="spacy" if self.tokenize else "none", robust=self.robust)
         return out
 
