@@ -119,17 +119,19 @@ def nlp():
 @pytest.hookimpl(tryfirst=True)
 def pytest_configure(config):
     """`GECSCORE_TEST_WORKERS=N` (CI's second run of the parity, sharding and bad-input files, `make test`): every
-    ERRANT extraction of a changed pair or more in the test processes runs on N worker processes (`GECSCORE_WORKERS`,
-    and the pool's size threshold lowered to one pair), so those files show that no number depends on the number of
-    workers. A hook, not module code: scripts that import this file (the torchrun ranks) keep the threshold.
+    ERRANT extraction of a changed pair or more and every M2 lattice in the test processes runs on N worker
+    processes (`GECSCORE_WORKERS`, and the pools' size thresholds lowered to one pair or sentence), so those files
+    show that no number depends on the number of workers. A hook, not module code: scripts that import this file (the torchrun ranks) keep the threshold.
     Otherwise every test process (and what it starts) uses one process (`GECSCORE_WORKERS=1`): pytest-xdist already
     runs a test process per core, and the tests of the default set or remove the variable themselves."""
     test_workers = os.environ.get("GECSCORE_TEST_WORKERS")
     if test_workers:
         from gecscore.common import edits
+        from gecscore.pt_m2 import lattice
 
         os.environ["GECSCORE_WORKERS"] = test_workers
         edits.PARALLEL_MIN_PAIRS = 1
+        lattice.PARALLEL_MIN_SENTENCES = 1
     else:
         os.environ["GECSCORE_WORKERS"] = "1"
 

@@ -449,3 +449,54 @@ def test_a_shared_lattice_extracts_each_gold_once(shared_data):
     assert [[e.annotator for e in x] for x in swapped] == [[k + 7 for k in golds] for _, _, golds in items]
     assert [[(e.edit_seq, e.correct) for e in x] for x in swapped] == [[(e.edit_seq, e.correct) for e in x]
                                                                          for x in alone]
+
+
+def test_extract_all_extracts_each_distinct_sentence_once_and_applies_then_to_it(shared_data, monkeypatch):
+    """Repeated sentences (several systems' same output) are extracted once: `extract_all` over a corpus with
+    each sentence three times returns, in input order, what `extract_edits` returns for each; `then` gets every
+    distinct (sentence, extra) once and its answer is each copy's; another extra is another call."""
+    root = shared_data / "CoNLL-2014" / "PT-M2" / "data"
+    gold = read_m2(root / "reference.m2")[:30]
+    hyps = (root / "hypothesis").read_text(encoding="utf-8").splitlines()
+    items = [(b.source.split(), h.split(), m2.gold_edits(b)) for b, h in zip(gold, hyps)]
+    corpus = items + items[::-1] + items
+    calls = []
+    real = m2.extract_edits
+    monkeypatch.setattr(m2, "extract_edits", lambda *a, **k: calls.append(a) or real(*a, **k))
+    assert m2.extract_all(corpus) == [real(*item) for item in corpus]
+    assert len(calls) == len({(tuple(s), tuple(h)) for s, h, _ in items}) == len(items)
+
+    seen = []
+    answers = m2.extract_all(corpus, then=lambda edits, extra: seen.append(extra) or (len(edits), extra),
+                             extras=[k % 2 for k in range(len(corpus))])
+    assert answers == [(len(golds), k % 2) for k, (_, _, golds) in enumerate(corpus)]
+    assert len(seen) == 2 * len(items)  # each sentence with extras 0 and 1 (the corpus has an odd length)
+    with pytest.raises(ValueError, match="2 extras for 90 sentences"):
+        m2.extract_all(corpus, extras=[0, 1])
+
+
+def test_unit_weights_candidates_equal_the_weighted_path_with_weights_one(shared_data):
+    """The `self` scorer's candidates (`UnitCandidates`, made where the lattice is) equal those of the weighted path
+    given a similarity whose every weight is 1 — counts, weights, matches, per-type counts and degenerate records —
+    in published and robust mode, at corpus and sentence level."""
+    sources, hypotheses, gold, _ = ptm2_inputs(None, shared_data, "AMU")
+    sources, hypotheses, gold = sources[:120], hypotheses[:120], gold[:120]
+
+    class SourceZeroElseOne:
+        """F = 0 for a source, 1 for any other text: every edit weighs exactly 1."""
+
+        def __init__(self, sources):
+            self.sources = {" ".join(s.split()) for s in sources}
+
+        def __call__(self, candidates, references):
+            return np.array([0.0 if c in self.sources else 1.0 for c in candidates])
+
+        def canonical(self, texts):
+            return list(texts)
+
+    for variant in ("m2", "sentm2"):
+        for robust in (False, True):
+            unit = pt_m2.m2_candidates(sources, hypotheses, gold, variant=variant, robust=robust)
+            weighted = pt_m2.m2_candidates(sources, hypotheses, gold, variant=variant, robust=robust,
+                                           similarity=SourceZeroElseOne(sources))
+            assert unit == weighted, (variant, robust)

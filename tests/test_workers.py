@@ -225,3 +225,35 @@ def test_when_an_extraction_goes_to_the_workers(monkeypatch):
         flag[0] = False
     monkeypatch.setattr(edits, "cpu_workers", lambda: 1)
     assert edits.use_workers(10 * start, "en") == 1
+
+
+@pytest.mark.real_model
+def test_m2_on_two_processes_equals_one_process(shared_data, monkeypatch):
+    """M² and SentM² of AMU's CoNLL-2014 outputs against the gold M2 (1,312 sentences, over the lattice's
+    PARALLEL_MIN_SENTENCES), in published and robust mode: with the lattices and the unit-weight candidates made on
+    two spawned processes, every sentence record, degenerate record and corpus score equals one process's."""
+    from gecscore import registry
+    from gecscore.common.m2io import read_m2
+
+    monkeypatch.delenv(workers.WORKERS_ENV, raising=False)
+    pools = []
+    real = workers.worker_pool
+    monkeypatch.setattr(workers, "worker_pool", lambda n: pools.append(n) or real(n))
+    root = shared_data / "CoNLL-2014" / "PT-M2" / "data"
+    gold = read_m2(root / "reference.m2")
+    sources = [b.source for b in gold]
+    hypotheses = (root / "hypothesis").read_text(encoding="utf-8").splitlines()[:len(gold)]
+    for variant, robust in (("m2", False), ("sentm2", True)):
+        def run():
+            result = registry.run("pt_m2", sources, hypotheses, gold_m2=gold, variant=variant, scorer="self",
+                                  robust=robust, return_types=3)
+            return result.score, result.sentences, result.details
+
+        with workers.using_workers(1):
+            one = run()
+        assert pools == []
+        with workers.using_workers(2):
+            two = run()
+        assert pools == [2]
+        pools.clear()
+        assert two == one, (variant, robust)

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, ContextManager, Iterable, Mapping, NamedTuple, Sequence
+from typing import TYPE_CHECKING, Any, Callable, ContextManager, Hashable, Iterable, Mapping, NamedTuple, Sequence
 
 import numpy as np
 
@@ -650,42 +650,65 @@ POOL_START_SENTENCES = 1_024
 Extraction = tuple[Sequence[str], Sequence[str], Mapping[int, Sequence[GoldEdit]]]
 
 
-def extract_all(items: Sequence[Extraction], *, max_unchanged_words: int = 2,
-                progress: bool = False) -> list[list[AnnotatorEdits]]:
+def extract_all(items: Sequence[Extraction], *, max_unchanged_words: int = 2, progress: bool = False,
+                then: Callable[[list[AnnotatorEdits], Hashable], Any] | None = None,
+                extras: Sequence[Hashable] | None = None) -> list[Any]:
     """`extract_edits` of every sentence, on the worker processes (`gecscore.common.workers`) when there are
     enough sentences and no lattices are being shared in this process (`sharing_lattices`); the same edits either
-    way, in input order."""
+    way, in input order.
+
+    Identical sentences (several systems' same output, a repeated source) are extracted once and share the result.
+    With `then` (a picklable function), each sentence's result is `then(edits, extras[i])`, computed where its
+    edits were (on a worker, the pure work after the lattice goes with it and only the result comes back)."""
     from gecscore.common import workers
     from gecscore.common.progress import progress_bar
 
+    extras = [None] * len(items) if extras is None else extras
+    if len(extras) != len(items):
+        raise ValueError(f"{len(extras)} extras for {len(items)} sentences")
+    position: dict[tuple, int] = {}
+    where = []  # each item's distinct sentence
+    distinct: list[tuple[Extraction, Hashable]] = []
+    for (source, hypothesis, golds), extra in zip(items, extras):
+        key = (tuple(source), tuple(hypothesis), tuple((a, tuple(g)) for a, g in golds.items()), extra)
+        k = position.get(key)
+        if k is None:
+            k = position[key] = len(distinct)
+            distinct.append(((source, hypothesis, golds), extra))
+        where.append(k)
     count = workers.cpu_workers()
-    if (count > 1 and len(items) >= PARALLEL_MIN_SENTENCES and not _LATTICES.active
+    if (count > 1 and len(distinct) >= PARALLEL_MIN_SENTENCES and not _LATTICES.active
             and (workers.pool_running(count) or workers.user_chose_workers()
-                 or len(items) >= POOL_START_SENTENCES)):
+                 or len(distinct) >= POOL_START_SENTENCES)):
         from concurrent.futures.process import BrokenProcessPool
 
-        shares = [list(range(w, len(items), count)) for w in range(count)]  # interleaved: long and short mixed
-        with progress_bar(total=len(items), desc=f"M2 edits ({count} processes)", disable=not progress,
+        shares = [list(range(w, len(distinct), count)) for w in range(count)]  # interleaved: long and short mixed
+        with progress_bar(total=len(distinct), desc=f"M2 edits ({count} processes)", disable=not progress,
                           leave=False) as bar:
             try:
-                found = workers.worker_pool(count).run(_extract_chunk, [[items[k] for k in share] for share in shares],
-                                                       max_unchanged_words, on_done=bar.update)
+                found = workers.worker_pool(count).run(_extract_chunk, [[distinct[k] for k in share]
+                                                                        for share in shares],
+                                                       max_unchanged_words, then, on_done=bar.update)
             except BrokenProcessPool as error:
                 raise workers.broken_pool(count, "The M2 lattice", error) from error
-        out: list[list[AnnotatorEdits]] = [[] for _ in items]
-        for share, edits in zip(shares, found):
-            for k, sentence in zip(share, edits):
-                out[k] = sentence
-        return out
-    rows = progress_bar(items, desc="PT-M2 edits", disable=not progress, leave=False)
-    return [extract_edits(source, hypothesis, golds, max_unchanged_words=max_unchanged_words)
-            for source, hypothesis, golds in rows]
+        done: list[Any] = [None] * len(distinct)
+        for share, results in zip(shares, found):
+            for k, result in zip(share, results):
+                done[k] = result
+    else:
+        rows = progress_bar(distinct, desc="PT-M2 edits", disable=not progress, leave=False)
+        done = _extract_chunk(max_unchanged_words, then, rows)
+    return [done[k] for k in where]
 
 
-def _extract_chunk(max_unchanged_words: int, items: list[Extraction]) -> list[list[AnnotatorEdits]]:
-    """In a worker: `extract_edits` of each sentence."""
-    return [extract_edits(source, hypothesis, golds, max_unchanged_words=max_unchanged_words)
-            for source, hypothesis, golds in items]
+def _extract_chunk(max_unchanged_words: int, then: Callable[[list[AnnotatorEdits], Hashable], Any] | None,
+                   items: Iterable[tuple[Extraction, Hashable]]) -> list[Any]:
+    """`extract_edits` of each sentence (in a worker, or in this process), then `then` of it where given."""
+    out = []
+    for (source, hypothesis, golds), extra in items:
+        edits = extract_edits(source, hypothesis, golds, max_unchanged_words=max_unchanged_words)
+        out.append(edits if then is None else then(edits, extra))
+    return out
 
 
 def gold_types(sentence: M2Sentence) -> dict[int, list[str]]:

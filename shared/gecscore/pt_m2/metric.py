@@ -190,9 +190,9 @@ def check_work(requests: Sequence[WeightRequest], owners: Sequence[tuple[int, in
                        getattr(similarity, "window", 512), max_tokens)
 
 
-def inconsistent_counts(index: int, edits: AnnotatorEdits, published: M2Counts, fixed: M2Counts) -> dict[str, Any]:
+def inconsistent_counts(index: int, annotator: int, published: M2Counts, fixed: M2Counts) -> dict[str, Any]:
     """An INCONSISTENT_COUNTS record: the published counts of one annotator and the robust ones."""
-    return flag(index, INCONSISTENT_COUNTS, annotator=edits.annotator, counts=list(published),
+    return flag(index, INCONSISTENT_COUNTS, annotator=annotator, counts=list(published),
                 robust_counts=list(fixed))
 
 
@@ -300,16 +300,24 @@ def m2_candidates(sources: Sequence[str], hypotheses: Sequence[str], gold: Seque
                              f"{source!r} != {block.source!r}")
     texts = gold_references(gold, None) if reference_texts is None else reference_texts
     sentence_level = variant == "sentm2"
-    gold_types: list[dict[int, list[str]]] = []
+    tokens = [source.split() for source in sources]
+    items = [(source, hypothesis.split(), m2.gold_edits(block))
+             for source, hypothesis, block in zip(tokens, hypotheses, gold)]
+    types = [tuple((a, tuple(t)) for a, t in m2.gold_types(block).items()) for block in gold]
+    degenerate: list[dict[str, Any]] = []
+    sentences: list[list[Candidate]] = []
+    if similarity is None:  # unit weights: the candidates are made where the lattices are
+        done = m2.extract_all(items, max_unchanged_words=max_unchanged_words, progress=progress,
+                              then=UnitCandidates(sentence_level, robust), extras=types)
+        for i, (candidates, inconsistent) in enumerate(done):
+            degenerate += [inconsistent_counts(i, *problem) for problem in inconsistent]
+            sentences.append(candidates)
+        return sentences, merge(degenerate)
     requests: list[WeightRequest] = []
     owners: list[tuple[int, int]] = []  # (sentence, annotator) of each request
-    tokens = [source.split() for source in sources]
-    extracted = m2.extract_all([(source, hypothesis.split(), m2.gold_edits(block))
-                                for source, hypothesis, block in zip(tokens, hypotheses, gold)],
-                               max_unchanged_words=max_unchanged_words, progress=progress)
+    extracted = m2.extract_all(items, max_unchanged_words=max_unchanged_words, progress=progress)
     for i, per_annotator in enumerate(extracted):
         source = tokens[i]
-        gold_types.append(m2.gold_types(gold[i]))
         for a in per_annotator:
             edits = a.edits_to_weigh()
             requests.append(WeightRequest(" ".join(source), texts[i][a.annotator],
@@ -317,32 +325,62 @@ def m2_candidates(sources: Sequence[str], hypotheses: Sequence[str], gold: Seque
             owners.append((i, a.annotator))
     check_work(requests, owners, similarity, max_tokens)
     weights = iter(edit_weights(requests, similarity))
-    sentences: list[list[Candidate]] = []
-    degenerate = truncated_texts(requests, owners, similarity, "annotator")
-    for i, (per_annotator, types) in enumerate(zip(extracted, gold_types)):
+    degenerate += truncated_texts(requests, owners, similarity, "annotator")
+    for i, (per_annotator, sentence_types) in enumerate(zip(extracted, types)):
         candidates = []
         for a in per_annotator:
             raw = dict(zip(a.edits_to_weigh(), next(weights)))
-            w = uniform_if_all_zero(raw) if sentence_level else raw
-            if similarity is not None:
-                degenerate += zero_weight_edits(i, "annotator", a.annotator, raw, set(a.edit_seq),
-                                                uniform=w is not raw)
-            c = a.counts(w)
-            fixed = a.counts(w, robust=True)
-            if fixed != c:
-                degenerate.append(inconsistent_counts(i, a, c, fixed))
-            if robust:
-                c = fixed
-            matched = set(a.robust_matches()[0] if robust else a.correct)
-            candidates.append(Candidate(
-                a.annotator,
-                tuple((e, w[e], e in matched) for e in reversed(a.edit_seq)),
-                tuple((g.first, w[g.first]) for g in a.gold),
-                tuple(c),
-                typed_m2_counts(a.typed_counts(types[a.annotator], w, robust=robust)),
-            ))
+            candidate, uniform, inconsistent = annotator_candidate(a, raw, dict(sentence_types), sentence_level,
+                                                                   robust)
+            degenerate += zero_weight_edits(i, "annotator", a.annotator, raw, set(a.edit_seq), uniform=uniform)
+            if inconsistent is not None:
+                degenerate.append(inconsistent_counts(i, *inconsistent))
+            candidates.append(candidate)
         sentences.append(candidates)
     return sentences, merge(degenerate)
+
+
+def annotator_candidate(a: AnnotatorEdits, raw: dict[SysEdit, float], types: Mapping[int, Sequence[str]],
+                        sentence_level: bool, robust: bool
+                        ) -> tuple[Candidate, bool, tuple[int, M2Counts, M2Counts] | None]:
+    """One annotator's candidate from the edits' raw weights, whether the weights were made uniform (sum 0 at
+    sentence level), and (annotator, published counts, robust counts) where those differ."""
+    w = uniform_if_all_zero(raw) if sentence_level else raw
+    c = a.counts(w)
+    fixed = a.counts(w, robust=True)
+    inconsistent = None if fixed == c else (a.annotator, c, fixed)
+    if robust:
+        c = fixed
+    matched = set(a.robust_matches()[0] if robust else a.correct)
+    candidate = Candidate(
+        a.annotator,
+        tuple((e, w[e], e in matched) for e in reversed(a.edit_seq)),
+        tuple((g.first, w[g.first]) for g in a.gold),
+        tuple(c),
+        typed_m2_counts(a.typed_counts(types[a.annotator], w, robust=robust)),
+    )
+    return candidate, w is not raw, inconsistent
+
+
+@dataclass(frozen=True)
+class UnitCandidates:
+    """Every annotator's candidate of one sentence with unit weights (the `self` scorer): picklable, so that
+    `m2.extract_all` runs it on the worker that extracted the sentence."""
+
+    sentence_level: bool
+    robust: bool
+
+    def __call__(self, per_annotator: list[AnnotatorEdits], types: tuple[tuple[int, tuple[str, ...]], ...]
+                 ) -> tuple[list[Candidate], list[tuple[int, M2Counts, M2Counts]]]:
+        candidates, inconsistent = [], []
+        by_annotator = dict(types)
+        for a in per_annotator:
+            raw = dict.fromkeys(a.edits_to_weigh(), 1.0)
+            candidate, _, problem = annotator_candidate(a, raw, by_annotator, self.sentence_level, self.robust)
+            candidates.append(candidate)
+            if problem is not None:
+                inconsistent.append(problem)
+        return candidates, inconsistent
 
 
 def pt_result(variant: str, beta: float, candidates: Sequence[Sequence[Candidate]],
