@@ -301,9 +301,14 @@ def m2_candidates(sources: Sequence[str], hypotheses: Sequence[str], gold: Seque
     texts = gold_references(gold, None) if reference_texts is None else reference_texts
     sentence_level = variant == "sentm2"
     tokens = [source.split() for source in sources]
-    items = [(source, hypothesis.split(), m2.gold_edits(block))
+    per_block: dict[int, tuple[dict, tuple]] = {}  # id → gold edits and types, once per block object
+    for block in gold:
+        if id(block) not in per_block:
+            per_block[id(block)] = (m2.gold_edits(block),
+                                    tuple((a, tuple(t)) for a, t in m2.gold_types(block).items()))
+    items = [(source, hypothesis.split(), per_block[id(block)][0])
              for source, hypothesis, block in zip(tokens, hypotheses, gold)]
-    types = [tuple((a, tuple(t)) for a, t in m2.gold_types(block).items()) for block in gold]
+    types = [per_block[id(block)][1] for block in gold]
     degenerate: list[dict[str, Any]] = []
     sentences: list[list[Candidate]] = []
     if similarity is None:  # unit weights: the candidates are made where the lattices are
@@ -517,7 +522,14 @@ def gold_from_references(sources: Sequence[str], references: Sequence[Sequence[s
     flat = extractor.extract([s for s, refs in zip(sources, references) for _ in refs],
                              [r for refs in references for r in refs], progress=progress)
     edits = iter(flat)
-    gold = [edits_to_m2(source, [next(edits) for _ in refs]) for source, refs in zip(sources, references)]
+    blocks: dict[tuple[str, tuple[str, ...]], M2Sentence] = {}  # a repeated sentence (several systems) shares its block
+    gold = []
+    for source, refs in zip(sources, references):
+        found = [next(edits) for _ in refs]
+        key = (source, tuple(refs))
+        if key not in blocks:
+            blocks[key] = edits_to_m2(source, found)
+        gold.append(blocks[key])
     return gold, [dict(enumerate(refs)) for refs in references]
 
 
