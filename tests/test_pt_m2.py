@@ -500,3 +500,31 @@ def test_unit_weights_candidates_equal_the_weighted_path_with_weights_one(shared
             weighted = pt_m2.m2_candidates(sources, hypotheses, gold, variant=variant, robust=robust,
                                            similarity=SourceZeroElseOne(sources))
             assert unit == weighted, (variant, robust)
+
+
+@pytest.mark.parametrize("variant", ["m2", "sentm2"])
+def test_several_systems_in_one_extraction_equal_each_system_alone(shared_data, variant):
+    """M² / SentM² of several systems (one extraction for all, `m2_candidates_systems`) equal each system scored
+    alone: scores, sentence records and degenerate records with each system's own 0-based indices (AMU's
+    INCONSISTENT_COUNTS sentence, in the second and fourth system), in published and robust mode."""
+    from gecscore import registry
+
+    root = shared_data / "CoNLL-2014" / "PT-M2" / "data"
+    gold = read_m2(root / "reference.m2")[:400]
+    amu = (root / "hypothesis").read_text(encoding="utf-8").splitlines()[:len(gold)]
+    # one system "the" matching a gold "the" written twice (P = 2 in published M²), at sentence 7
+    gold[7:7] = parse_m2("S the cat are here .\nA 2 2|||M:DET|||the|||REQUIRED|||-NONE-|||0\n"
+                         "A 2 2|||M:DET|||the|||REQUIRED|||-NONE-|||0\n")
+    amu[7:7] = ["the cat the are here ."]
+    sources = [b.source for b in gold]
+    systems = {"source": sources, "amu": amu, "half": amu[:200] + sources[200:], "amu again": amu}
+    for robust in (False, True):
+        together = registry.run_systems("pt_m2", sources, systems, gold_m2=gold, variant=variant, scorer="self",
+                                        robust=robust)
+        alone = {name: registry.run("pt_m2", sources, predictions, gold_m2=gold, variant=variant, scorer="self",
+                                    robust=robust) for name, predictions in systems.items()}
+        assert list(together) == list(systems)
+        for name in systems:
+            assert (together[name].score, together[name].sentences, together[name].details) == (
+                alone[name].score, alone[name].sentences, alone[name].details), (name, robust)
+        assert [r["index"] for r in together["amu again"].details["degenerate_sentences"]] == [7]

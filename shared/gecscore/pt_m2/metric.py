@@ -83,8 +83,7 @@ def statistics_systems(sources: Sequence[str], systems: Mapping[str, Sequence[st
     With `gold_m2`, references (optional) are the texts edits are weighed against, indexed by annotator id;
     without it they are the gold (ERRANT edits of each reference, one annotator per reference).
     """
-    return {name: _statistics(sources, predictions, references, gold_m2=gold_m2, progress=progress, **options)
-            for name, predictions in systems.items()}
+    return _statistics(sources, systems, references, gold_m2=gold_m2, progress=progress, **options)
 
 
 def score(stats: PTStatistics) -> MetricResult:
@@ -345,6 +344,28 @@ def m2_candidates(sources: Sequence[str], hypotheses: Sequence[str], gold: Seque
     return sentences, merge(degenerate)
 
 
+def m2_candidates_systems(sources: Sequence[str], systems: Sequence[Sequence[str]], gold: Sequence[M2Sentence], *,
+                          reference_texts: Sequence[Mapping[int, str]] | None = None, **options: Any
+                          ) -> list[tuple[list[list[Candidate]], list[dict[str, Any]]]]:
+    """`m2_candidates` of several systems' hypotheses with unit weights in one extraction (one hand-over to the
+    workers; a sentence that several systems share is extracted once): per system, what `m2_candidates` returns."""
+    if options.get("similarity") is not None:
+        raise ValueError("m2_candidates_systems is for unit weights (similarity=None)")
+    n = len(sources)
+    for hypotheses in systems:
+        if len(hypotheses) != n:
+            raise ValueError(f"sources ({n}) and predictions ({len(hypotheses)}) differ in length")
+    texts = None if reference_texts is None else list(reference_texts) * len(systems)
+    candidates, degenerate = m2_candidates(list(sources) * len(systems), [h for hyps in systems for h in hyps],
+                                           list(gold) * len(systems), reference_texts=texts, **options)
+    out: list[tuple[list[list[Candidate]], list[dict[str, Any]]]] = [(candidates[k * n:(k + 1) * n], [])
+                                                                     for k in range(len(systems))]
+    for record in degenerate:
+        k, index = divmod(record["index"], n)
+        out[k][1].append({**record, "index": index})
+    return out
+
+
 def annotator_candidate(a: AnnotatorEdits, raw: dict[SysEdit, float], types: Mapping[int, Sequence[str]],
                         sentence_level: bool, robust: bool
                         ) -> tuple[Candidate, bool, tuple[int, M2Counts, M2Counts] | None]:
@@ -581,13 +602,19 @@ def signature(variant: str, scorer: str, similarity: Similarity | None, beta: fl
 # Entry point: inputs → gold → weights → counts → the one result protocol
 
 
-def _statistics(sources: Sequence[str], predictions: Sequence[str], references: Sequence[Any] | None, *,
-                gold_m2: Any, progress: bool, **options: Any) -> PTStatistics:
+def _statistics(sources: Sequence[str], systems: Mapping[str, Sequence[str]], references: Sequence[Any] | None, *,
+                gold_m2: Any, progress: bool, **options: Any) -> dict[str, PTStatistics]:
+    """Every system's statistics: the inputs checked, the gold and the similarity made once for all systems.
+    With unit weights (M² / SentM² with the `self` scorer) all systems' sentences go through one extraction
+    (`m2_candidates_systems`)."""
     opts = SPEC.resolve(options)
     variant, scorer, beta = opts["variant"], opts["scorer"], opts["beta"]
     sources = check_texts("sources", sources)
-    predictions = check_texts("predictions", predictions)
-    n = check_same_length(sources=sources, predictions=predictions)
+    names = list(systems)
+    predicted = [check_texts("predictions", predictions) for predictions in systems.values()]
+    n = len(sources)
+    for predictions in predicted:
+        check_same_length(sources=sources, predictions=predictions)
     refs = _optional_references(references, n)
     given = any(refs)
     gold = read_m2_input(gold_m2, "gold_m2")
@@ -597,15 +624,15 @@ def _statistics(sources: Sequence[str], predictions: Sequence[str], references: 
         raise ValueError(f"`gold_m2` has {len(gold)} sentences but there are {n} predictions")
     language = opts["language"]
     nlp = language_tokenizer(language) if opts["tokenize"] and language != "en" else None
-    sources, (predictions,), refs = tokenise_or_check(sources, [predictions], refs, tokenize=opts["tokenize"],
-                                                      fixed=gold is not None, nlp=nlp)
+    sources, predicted, refs = tokenise_or_check(sources, predicted, refs, tokenize=opts["tokenize"],
+                                                 fixed=gold is not None, nlp=nlp)
     check_lexicon_option(language, opts["zh_lexicon"])
     if language == "zh":  # the char tokens ChERRANT's edits index, corrections in simplified characters
         if gold is not None:
             raise ValueError("language='zh' extracts the edits from text; a gold M2 has its tokens and edits "
                              "already: drop `language` (or `gold_m2`)")
-        sources, texts, refs = token_texts(sources, {"system": predictions}, refs)
-        predictions = texts["system"]
+        sources, texts, refs = token_texts(sources, dict(zip(names, predicted)), refs)
+        predicted = [texts[name] for name in names]
     if gold is not None and variant in ("m2", "sentm2"):
         check_type_level(gold, opts["return_types"])
     similarity = None
@@ -620,21 +647,25 @@ def _statistics(sources: Sequence[str], predictions: Sequence[str], references: 
         else:
             extractor = extractor_for(language, zh_lexicon=opts["zh_lexicon"])
             gold, texts = gold_from_references(sources, refs, extractor=extractor, progress=progress)
-        candidates, degenerate = m2_candidates(sources, predictions, gold, reference_texts=texts,
-                                               max_unchanged_words=opts["max_unchanged_words"],
-                                               robust=opts["robust"], **common)
+        m2_options = dict(reference_texts=texts, max_unchanged_words=opts["max_unchanged_words"],
+                          robust=opts["robust"], **common)
+        if similarity is None and len(predicted) > 1:
+            found = m2_candidates_systems(sources, predicted, gold, **m2_options)
+        else:
+            found = [m2_candidates(sources, predictions, gold, **m2_options) for predictions in predicted]
     else:
         if not given:
             refs = m2_references(gold)
-        candidates, degenerate = errant_candidates(sources, predictions, refs,
-                                                   extractor=extractor_for(language, zh_lexicon=opts["zh_lexicon"]),
-                                                   **common)
+        extractor = extractor_for(language, zh_lexicon=opts["zh_lexicon"])
+        found = [errant_candidates(sources, predictions, refs, extractor=extractor, **common)
+                 for predictions in predicted]
     settings = {**opts, "gold_m2": None}  # the M2 itself is in the candidates; its kind is in the signature
-    return PTStatistics(settings=settings, degenerate=tuple(degenerate),
-                        signature=signature(variant, scorer, similarity, beta, opts["max_unchanged_words"],
-                                            "m2" if gold_m2 is not None else "references", opts["robust"],
-                                            opts["tokenize"], language, opts["zh_lexicon"]),
-                        candidates=tuple(tuple(cands) for cands in candidates))
+    made = signature(variant, scorer, similarity, beta, opts["max_unchanged_words"],
+                     "m2" if gold_m2 is not None else "references", opts["robust"], opts["tokenize"], language,
+                     opts["zh_lexicon"])
+    return {name: PTStatistics(settings=settings, degenerate=tuple(degenerate), signature=made,
+                               candidates=tuple(tuple(cands) for cands in candidates))
+            for name, (candidates, degenerate) in zip(names, found)}
 
 
 def check_type_level(gold: Sequence[M2Sentence], level: int) -> None:
