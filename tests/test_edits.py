@@ -334,3 +334,20 @@ def test_a_weighed_cache_stays_within_its_bytes(puts, size):
     for key in "abc":
         counted.put(key, 99)
     assert len(counted) == 2 and "a" not in counted
+
+
+def test_the_default_pipeline_is_named_without_loading_it_and_a_missing_one_fails_at_construction(monkeypatch):
+    """`EditExtractor()` loads no pipeline until it parses here (its workers load their own by this name), and
+    fails when it is made, before any work, where none of the default pipelines is installed."""
+    from gecscore.common import inputs
+
+    monkeypatch.setattr(inputs, "_PIPELINES", {})
+    monkeypatch.setattr(inputs, "SPACY_MODELS", ("no_such_pipeline_abc", "gecscore"))  # an importable package
+    assert inputs.default_pipeline_name() == "gecscore" and inputs._PIPELINES == {}
+    extractor = EditExtractor()
+    assert extractor.pipeline_name() == "gecscore" and extractor._nlp is None and inputs._PIPELINES == {}
+    assert extractor.extract(["same text"], ["same  text"]) == [[]]  # identical tokens: nothing to parse
+    assert extractor._nlp is None
+    monkeypatch.setattr(inputs, "SPACY_MODELS", ("no_such_pipeline_abc",))
+    with pytest.raises(OSError, match="no_such_pipeline_abc"):
+        EditExtractor()

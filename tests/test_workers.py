@@ -76,19 +76,19 @@ def test_the_lines_under_a_main_guard(tmp_path):
 def test_the_default_uses_workers_only_where_a_script_can_be_imported_again(tmp_path):
     """With nothing set, a script calling from under its main guard (or `python -c`) gets a worker per core and
     the same edits; the same call at a script's top level stays in one process and works (no second run of the
-    script); so does a call from another thread."""
-    body = ("from gecscore.common import edits, workers\n"
+    script); so does a call from another thread. With the workers, this process loads no spaCy pipeline."""
+    body = ("import sys\nfrom gecscore.common import edits, workers\n"
             "edits.PARALLEL_MIN_PAIRS = edits.POOL_START_PAIRS = 1\n"
             "def run():\n"
             "    found = edits.EditExtractor().extract(['He go .', 'She like it .'], ['He goes .', 'She likes it .'])\n"
-            "    print(workers.cpu_workers(), workers.pool_running(workers.cpu_workers()),\n"
+            "    print(workers.cpu_workers(), workers.pool_running(workers.cpu_workers()), 'spacy' in sys.modules,\n"
             "          [[(e.o_str, e.c_str, e.type) for e in f] for f in found])\n")
     env = {k: v for k, v in os.environ.items() if k != workers.WORKERS_ENV}
     edits = "[[('go', 'goes', 'R:VERB:SVA')], [('like', 'likes', 'R:VERB:SVA')]]"
-    cases = {"guarded": (body + "if __name__ == '__main__':\n    run()\n", f"2 True {edits}"),
-             "unguarded": (body + "run()\n", f"1 False {edits}"),
+    cases = {"guarded": (body + "if __name__ == '__main__':\n    run()\n", f"2 True False {edits}"),
+             "unguarded": (body + "run()\n", f"1 False True {edits}"),
              "thread": (body + "import threading\nt = threading.Thread(target=run)\nt.start(); t.join()\n",
-                        f"1 False {edits}")}
+                        f"1 False True {edits}")}
     for name, (code, printed) in cases.items():
         script = tmp_path / f"{name}.py"
         script.write_text("from gecscore.common import workers\n"

@@ -16,6 +16,7 @@ import importlib
 from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
+from gecscore.common.collection import rare_full_collections
 from gecscore.common.inputs import check_reference_index, metric_texts, prepare
 from gecscore.common.m2io import m2_references, read_m2_input
 from gecscore.common.options import MetricSpec, did_you_mean, input_options
@@ -248,9 +249,10 @@ def statistics_systems(name: str, sources: Sequence[str] | None, systems: Mappin
                        **options: Any) -> dict[str, Statistics]:
     """The first half of `run_systems`: options checked and the input layer run, then every system's statistics
     (`gecscore.common.statistics`), the input layer's degenerate records among them. `score` finishes the run."""
-    call = _prepare(name, sources, systems, references, gold_m2, dict(options))
-    module = runner(name)
-    gathered = module.statistics_systems(*_metric_texts(call), progress=progress, **call.options)
+    with rare_full_collections():  # the work builds many long-lived objects (gecscore.common.collection)
+        call = _prepare(name, sources, systems, references, gold_m2, dict(options))
+        module = runner(name)
+        gathered = module.statistics_systems(*_metric_texts(call), progress=progress, **call.options)
     robust = bool(call.options.get("robust", False))
     return {system: dataclasses.replace(stats, settings={**stats.settings, **call.text}, degenerate=tuple(merge(
         call.flags.get(system, []),
@@ -289,7 +291,8 @@ def _perfect_notes(result: MetricResult) -> None:
 def score(name: str, stats: Statistics) -> MetricResult:
     """The second half of `run_systems`: the metric's `score` of one system's statistics (any concatenation or
     selection of them), its signature completed with the input layer's settings. Reports nothing."""
-    result = runner(name).score(stats)
+    with rare_full_collections():
+        result = runner(name).score(stats)
     _perfect_notes(result)
     robust, normalize = bool(stats.settings.get("robust", False)), bool(stats.settings["normalize"])
     result.signature = _with_input_settings(named(name, result.signature), robust, normalize)

@@ -5,11 +5,12 @@ from __future__ import annotations
 import sys
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Iterable, Sequence
+from typing import TYPE_CHECKING, Any, Iterable, Sequence
 
 import numpy as np
 
-from gecscore.common.inputs import check_same_length, check_texts, load_spacy, loaded_name
+from gecscore.common.inputs import (check_same_length, check_texts, default_pipeline_name, load_spacy,
+                                    loaded_name, loaded_pipeline)
 from gecscore.common.progress import progress_bar
 from gecscore.common.sharing import LRU
 from gecscore.common import workers
@@ -60,7 +61,7 @@ def apply_edits(source: str, edits: Iterable[Edit]) -> str:
 # ---------------------------------------------------------------------------------------------------
 # ERRANT extraction
 
-_EXTRACTORS: dict[int, EditExtractor] = {}
+_EXTRACTORS: dict[int | None, EditExtractor] = {}
 _EMPTY_TENSOR = np.zeros((0, 0), dtype=np.float32)
 INF = float("inf")
 
@@ -93,16 +94,38 @@ class EditExtractor:
 
     def __init__(self, nlp: Language | None = None, *, cache_size: int = 100_000,
                  parse_cache_bytes: int = PARSE_CACHE_BYTES, batch_size: int = 256) -> None:
-        import errant
-
         if cache_size < 0 or parse_cache_bytes < 0:
             raise ValueError("cache sizes must be >= 0")
-        self.nlp = nlp if nlp is not None else load_spacy()
-        self.annotator = errant.load("en", nlp=self.nlp)
-        self.annotator.align = align  # ERRANT's alignment, filled over token lists (see `align`)
+        # Without `nlp`, the default pipeline (`load_spacy()`) is loaded on first use in this process: when every
+        # changed pair goes to the worker processes, this one never loads spaCy (nor torch through it).
+        self._nlp = nlp
+        self._name = None if nlp is not None else default_pipeline_name()  # fails now if none is installed
+        self._annotator: Any = None
         self.batch_size = batch_size
         self._docs: LRU[str, Doc] = LRU(parse_cache_bytes, weight=parse_bytes)
         self._edits: LRU[tuple[str, str], tuple[Edit, ...]] = LRU(cache_size)
+
+    @property
+    def nlp(self) -> Language:
+        """The spaCy pipeline (the default one loaded here on first use)."""
+        if self._nlp is None:
+            self._nlp = load_spacy()
+            _EXTRACTORS.setdefault(id(self._nlp), self)
+        return self._nlp
+
+    @property
+    def annotator(self) -> Any:
+        """ERRANT's English annotator over `nlp`, its alignment replaced by `align` (made on first use)."""
+        if self._annotator is None:
+            import errant
+
+            self._annotator = errant.load("en", nlp=self.nlp)
+            self._annotator.align = align  # ERRANT's alignment, filled over token lists (see `align`)
+        return self._annotator
+
+    @annotator.setter
+    def annotator(self, annotator: Any) -> None:
+        self._annotator = annotator
 
     def extract(self, sources: Sequence[str], targets: Sequence[str], *, keep_unk: bool = False,
                 progress: bool = False) -> list[list[Edit]]:
@@ -139,7 +162,7 @@ class EditExtractor:
     def pipeline_name(self) -> str | None:
         """The name `load_spacy` loaded this extractor's pipeline by (None for a pipeline given as an object),
         which worker processes load again."""
-        return loaded_name(self.nlp)
+        return self._name if self._nlp is None else loaded_name(self._nlp)
 
     def extract_one(self, source: str, target: str, *, keep_unk: bool = False) -> list[Edit]:
         """Edits of a single pair."""
@@ -155,8 +178,10 @@ class EditExtractor:
                 missing.append(text)
             else:
                 found[text] = doc
+        if not missing:
+            return found
         stream = self.nlp.pipe((_whitespace_doc(self.nlp, t) for t in missing), batch_size=self.batch_size)
-        bar = progress_bar(stream, total=len(missing), desc="spaCy parse", disable=not progress or not missing, leave=False)
+        bar = progress_bar(stream, total=len(missing), desc="spaCy parse", disable=not progress, leave=False)
         for text, doc in zip(missing, bar):
             doc.tensor = _EMPTY_TENSOR  # ERRANT never reads the tok2vec output; dropping it keeps cached parses small
             self._docs.put(text, doc)
@@ -335,9 +360,10 @@ def _linguistic_matrices(orig: list, cor: list) -> tuple[list[list[float]], list
 
 
 def get_extractor(nlp: Language | None = None) -> EditExtractor:
-    """The process-wide `EditExtractor` for `nlp` (default: `load_spacy()`)."""
-    nlp = nlp if nlp is not None else load_spacy()
-    extractor = _EXTRACTORS.get(id(nlp))  # the extractor keeps `nlp` alive, so its id stays unique
+    """The process-wide `EditExtractor` for `nlp` (default: `load_spacy()`'s pipeline, loaded when first needed)."""
+    nlp = nlp if nlp is not None else loaded_pipeline()
+    key = None if nlp is None else id(nlp)  # the extractor keeps `nlp` alive, so its id stays unique
+    extractor = _EXTRACTORS.get(key)
     if extractor is None:
-        extractor = _EXTRACTORS[id(nlp)] = EditExtractor(nlp)
+        extractor = _EXTRACTORS[key] = EditExtractor(nlp)
     return extractor

@@ -482,6 +482,25 @@ def load_spacy(name: str | None = None) -> Any:
         "Errors: " + "; ".join(errors)
     )
 
+def default_pipeline_name() -> str:
+    """The name `load_spacy()` loads its pipeline by, found without loading it (the first of `SPACY_MODELS`
+    installed as a package); where none is, `load_spacy`'s error."""
+    if None in _PIPELINES:
+        return loaded_name(_PIPELINES[None]) or SPACY_MODELS[0]
+    import importlib.util
+
+    for candidate in SPACY_MODELS:
+        if importlib.util.find_spec(candidate) is not None:
+            return candidate
+    load_spacy()  # raises, naming what to install (or loads a pipeline spaCy finds another way)
+    return loaded_name(_PIPELINES[None]) or SPACY_MODELS[0]
+
+
+def loaded_pipeline() -> Any:
+    """`load_spacy()`'s pipeline if this process has loaded it, else None."""
+    return _PIPELINES.get(None)
+
+
 def loaded_name(nlp: Any) -> str | None:
     """The name `load_spacy` loaded `nlp` by (None for a pipeline given as an object), which worker processes load
     again."""
