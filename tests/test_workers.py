@@ -104,6 +104,37 @@ def test_the_default_uses_workers_only_where_a_script_can_be_imported_again(tmp_
 
 
 @pytest.mark.real_model
+def test_m2_from_references_starts_the_pool_for_the_references_where_its_lattices_would(tmp_path):
+    """The references' edits come first and are too few here to start workers themselves; the lattices that follow
+    would start them, so the pool is started before the references' edits, which run on it: the calling process
+    loads no spaCy pipeline, and the score is one process's."""
+    code = ("import sys\nfrom gecscore.common import edits, workers\nfrom gecscore.pt_m2 import lattice\n"
+            "from gecscore import registry\n"
+            "workers.available_cores = lambda: 2\n"
+            "edits.PARALLEL_MIN_PAIRS, edits.POOL_START_PAIRS = 1, 10**9  # the references alone: no pool\n"
+            "lattice.PARALLEL_MIN_SENTENCES = lattice.POOL_START_SENTENCES = 2  # the lattices: a pool\n"
+            "sources = ['He go to school .', 'She like it .', 'They was here .']\n"
+            "hyps = ['He goes to school .', 'She like it .', 'They were here .']\n"
+            "refs = [['He goes to school .'], ['She likes it .'], ['They were here .']]\n"
+            "if __name__ == '__main__':\n"
+            "    if sys.argv[1] == '1':\n"
+            "        workers.set_workers(1)\n"
+            "    score = registry.run('m2', sources, hyps, refs).score\n"
+            "    print(workers.cpu_workers(), workers.pool_running(2), 'spacy' in sys.modules, repr(score))\n")
+    script = tmp_path / "m2_pool.py"
+    script.write_text(code)
+    env = {k: v for k, v in os.environ.items() if k != workers.WORKERS_ENV}
+    printed = {}
+    for count in ("1", "default"):
+        done = subprocess.run([sys.executable, str(script), count], capture_output=True, text=True, timeout=300,
+                              env=env)
+        assert done.returncode == 0, done.stderr[-2000:]
+        printed[count] = done.stdout.split()
+    assert printed["default"][:3] == ["2", "True", "False"] and printed["1"][:3] == ["1", "False", "True"]
+    assert printed["default"][3] == printed["1"][3]
+
+
+@pytest.mark.real_model
 def test_edits_from_two_processes_equal_one_process(shared_data, monkeypatch):
     """SEEDA outputs against their sources (over PARALLEL_MIN_PAIRS changed pairs): the extraction split across
     two spawned processes returns the same edits, types and order as one process, and fills the same cache."""

@@ -650,6 +650,19 @@ POOL_START_SENTENCES = 1_024
 Extraction = tuple[Sequence[str], Sequence[str], Mapping[int, Sequence[GoldEdit]]]
 
 
+def lattice_workers(distinct: int) -> int:
+    """How many processes build the lattices of `distinct` sentences: the workers when there are enough sentences
+    and no lattices are being shared in this process (`sharing_lattices`; a pool not yet running starts for
+    `POOL_START_SENTENCES`, or `PARALLEL_MIN_SENTENCES` when the user chose the number), else 1."""
+    from gecscore.common import workers
+
+    count = workers.cpu_workers()
+    if (count > 1 and distinct >= PARALLEL_MIN_SENTENCES and not _LATTICES.active
+            and (workers.pool_running(count) or workers.user_chose_workers() or distinct >= POOL_START_SENTENCES)):
+        return count
+    return 1
+
+
 def extract_all(items: Sequence[Extraction], *, max_unchanged_words: int = 2, progress: bool = False,
                 then: Callable[[list[AnnotatorEdits], Hashable], Any] | None = None,
                 extras: Sequence[Hashable] | None = None) -> list[Any]:
@@ -676,10 +689,8 @@ def extract_all(items: Sequence[Extraction], *, max_unchanged_words: int = 2, pr
             k = position[key] = len(distinct)
             distinct.append(((source, hypothesis, golds), extra))
         where.append(k)
-    count = workers.cpu_workers()
-    if (count > 1 and len(distinct) >= PARALLEL_MIN_SENTENCES and not _LATTICES.active
-            and (workers.pool_running(count) or workers.user_chose_workers()
-                 or len(distinct) >= POOL_START_SENTENCES)):
+    count = lattice_workers(len(distinct))
+    if count > 1:
         from concurrent.futures.process import BrokenProcessPool
 
         shares = [list(range(w, len(distinct), count)) for w in range(count)]  # interleaved: long and short mixed

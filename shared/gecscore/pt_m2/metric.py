@@ -535,6 +535,19 @@ def default_extractor() -> EditExtractor:
     return get_extractor()
 
 
+def start_pool_for_lattices(sources: Sequence[str], systems: Sequence[Sequence[str]],
+                            references: Sequence[Sequence[str]]) -> None:
+    """Start the worker pool now where the lattices will start it (`m2.lattice_workers`), so that the references'
+    edits, which come first and are often too few to start it themselves, run on it too: this process then loads
+    no spaCy pipeline of its own."""
+    from gecscore.common import workers
+
+    distinct = len({(s, h, tuple(r)) for hyps in systems for s, h, r in zip(sources, hyps, references)})
+    count = m2.lattice_workers(distinct)
+    if count > 1 and not workers.pool_running(count):
+        workers.worker_pool(count)
+
+
 def gold_from_references(sources: Sequence[str], references: Sequence[Sequence[str]], *,
                          extractor: EditExtractor | None = None, progress: bool = False
                          ) -> tuple[list[M2Sentence], list[dict[int, str]]]:
@@ -646,6 +659,7 @@ def _statistics(sources: Sequence[str], systems: Mapping[str, Sequence[str]], re
             texts = gold_references(gold, refs if given else None)
         else:
             extractor = extractor_for(language, zh_lexicon=opts["zh_lexicon"])
+            start_pool_for_lattices(sources, predicted, refs)
             gold, texts = gold_from_references(sources, refs, extractor=extractor, progress=progress)
         m2_options = dict(reference_texts=texts, max_unchanged_words=opts["max_unchanged_words"],
                           robust=opts["robust"], **common)
