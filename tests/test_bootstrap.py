@@ -173,6 +173,22 @@ def test_heuo_greedy_equals_the_scalar_oracle(seed):
     assert scorer.corpus(per_sentence).score == heuo_oracle(per_sentence, scorer)
 
 
+def test_greedy_asks_the_key_only_where_the_candidates_differ():
+    """A sentence whose valid candidates are all equal takes the first without its key (equal keys: the first
+    wins); the choice and the totals are the scalar oracle's."""
+    per_sentence = ([[M2Counts(1, 2, 3)] * 2] * 5 + [[M2Counts(0, 1, 2), M2Counts(1, 1, 1)]]
+                    + [[M2Counts(0, 0, 0)] * 3] * 4 + [[M2Counts(2, 2, 2)]])
+    greedy, calls = m2_greedy(per_sentence, 0.5), []
+    key = greedy.key
+    greedy.key = lambda running, candidates: calls.append(len(candidates)) or key(running, candidates)
+    chosen, totals = greedy.choose()
+    assert calls == [1] and chosen == [0] * 5 + [1] + [0] * 5
+    assert greedy(np.arange(len(per_sentence))) == m2_oracle(per_sentence, 0.5) == corpus_m2(per_sentence, 0.5).f
+    assert list(totals) == [8, 13, 18]
+    calls.clear()
+    assert greedy.batch(np.array([[5, 0], [0, 1]])).shape == (2,) and calls == [2]  # a step with one that differs
+
+
 def test_first_best_keeps_the_first_of_equal_keys_and_skips_padding():
     keys = (np.array([[1.0, 1.0, 2.0], [0.5, 0.7, 0.7], [np.nan, 1.0, 1.0]]),
             np.array([[0.0, 1.0, 9.0], [0.0, 0.0, 0.0], [0.0, 0.0, 0.0]]))

@@ -454,7 +454,9 @@ def test_a_shared_lattice_extracts_each_gold_once(shared_data):
 def test_extract_all_extracts_each_distinct_sentence_once_and_applies_then_to_it(shared_data, monkeypatch):
     """Repeated sentences (several systems' same output) are extracted once: `extract_all` over a corpus with
     each sentence three times returns, in input order, what `extract_edits` returns for each; `then` gets every
-    distinct (sentence, extra) once and its answer is each copy's; another extra is another call."""
+    distinct (sentence, extra) once and its answer is each copy's; another extra is another call. In one process
+    (the spy and the lambda stay here; the workers' run is test_workers.py's)."""
+    monkeypatch.setattr(m2, "lattice_workers", lambda distinct: 1)
     root = shared_data / "CoNLL-2014" / "PT-M2" / "data"
     gold = read_m2(root / "reference.m2")[:30]
     hyps = (root / "hypothesis").read_text(encoding="utf-8").splitlines()

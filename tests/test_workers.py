@@ -72,6 +72,19 @@ def test_the_lines_under_a_main_guard(tmp_path):
     assert workers.guarded_lines(str(tmp_path / "missing.py")) == frozenset()
 
 
+def test_queued_pieces_go_to_the_free_worker_and_come_back_in_the_order_of_the_items():
+    pool = workers.WorkerPool(2)
+    try:
+        items, seen = list(range(103)), []
+        assert pool.run_queued(list, items, pieces=5, on_done=seen.append) == items  # `list(piece)`: the piece
+        assert seen.count(11) == 9 and sorted(seen)[0] == 4 and sum(seen) == 103  # 10 pieces of ceil(103 / 10)
+        assert pool.run_queued(list, []) == []
+        with pytest.raises(TypeError):  # a worker's error reaches the caller
+            pool.run_queued(dict, [1, 2])
+    finally:
+        pool.shutdown(wait=True)
+
+
 @pytest.mark.real_model
 def test_the_default_uses_workers_only_where_a_script_can_be_imported_again(tmp_path):
     """With nothing set, a script calling from under its main guard (or `python -c`) gets a worker per core and

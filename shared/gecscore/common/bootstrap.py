@@ -366,9 +366,12 @@ class GreedyReferences:
         rows = np.arange(len(indices))
         running = np.zeros((len(indices), self.counts.shape[2]))
         chosen = np.zeros(indices.shape, dtype=int)
+        # A step whose sentences' valid candidates are all equal has equal keys, so the first is chosen: no key.
+        same = np.all((self.counts == self.counts[:, :1]) | ~self.valid[..., None], axis=(1, 2))
+        decide = (~same[indices].all(axis=0)).tolist() if self.counts.shape[1] > 1 else [False] * indices.shape[1]
         for t in range(indices.shape[1]):
             candidates = self.counts[indices[:, t]]
-            if self.counts.shape[1] > 1:
+            if decide[t]:
                 chosen[:, t] = first_best(self.key(running[:, None, :], candidates), self.valid[indices[:, t]])
             running = running + candidates[rows, chosen[:, t]]
         return chosen, running

@@ -693,19 +693,13 @@ def extract_all(items: Sequence[Extraction], *, max_unchanged_words: int = 2, pr
     if count > 1:
         from concurrent.futures.process import BrokenProcessPool
 
-        shares = [list(range(w, len(distinct), count)) for w in range(count)]  # interleaved: long and short mixed
         with progress_bar(total=len(distinct), desc=f"M2 edits ({count} processes)", disable=not progress,
                           leave=False) as bar:
             try:
-                found = workers.worker_pool(count).run(_extract_chunk, [[distinct[k] for k in share]
-                                                                        for share in shares],
-                                                       max_unchanged_words, then, on_done=bar.update)
+                done = workers.worker_pool(count).run_queued(_extract_chunk, distinct, max_unchanged_words, then,
+                                                             on_done=bar.update)
             except BrokenProcessPool as error:
                 raise workers.broken_pool(count, "The M2 lattice", error) from error
-        done: list[Any] = [None] * len(distinct)
-        for share, results in zip(shares, found):
-            for k, result in zip(share, results):
-                done[k] = result
     else:
         rows = progress_bar(distinct, desc="PT-M2 edits", disable=not progress, leave=False)
         done = _extract_chunk(max_unchanged_words, then, rows)
