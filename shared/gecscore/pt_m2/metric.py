@@ -544,8 +544,8 @@ def start_pool_for_lattices(sources: Sequence[str], systems: Sequence[Sequence[s
 
     distinct = len({(s, h, tuple(r)) for hyps in systems for s, h, r in zip(sources, hyps, references)})
     count = m2.lattice_workers(distinct)
-    if count > 1 and not workers.pool_running(count):
-        workers.worker_pool(count)
+    if count > 1:
+        workers.worker_pool(count)  # the running pool, or a new one
 
 
 def gold_from_references(sources: Sequence[str], references: Sequence[Sequence[str]], *,
