@@ -261,6 +261,46 @@ def test_array_counting_equals_the_per_sentence_rule(shared_data, variant, unit,
             np.testing.assert_array_equal(fast[name][i], expected, err_msg=f"{name}[{i}]")
 
 
+def test_array_counting_in_several_passes_and_without_packed_keys(shared_data, monkeypatch):
+    """Systems counted one per pass, and sorts that cannot pack positions into the keys (the argsort fallback),
+    give the statistics of one pass with packed keys."""
+    from gecscore.gleu import Rules, counting
+
+    seeda = shared_data / "SEEDA"
+    sources = lines(seeda, "outputs/subset/INPUT.txt")[:80]
+    references = [list(group) for group in zip(lines(seeda, "derived/REF0.txt"), lines(seeda, "derived/REF1.txt"))][:80]
+    systems = {name: lines(seeda, f"outputs/subset/{name}.txt")[:80] for name in ("T5", "BART", "PIE")}
+    rules = Rules("official", 4, "word")
+    expected = rules.run_counts(sources, systems, references)
+    monkeypatch.setattr(counting, "SYSTEMS_PER_PASS", 1)
+    packed = counting._sorted
+    calls = []
+
+    def unpacked(keys):
+        calls.append(len(keys))
+        order_of = np.argsort(keys, kind="stable")
+        assert (packed(keys)[1] == order_of).all()  # the packed sort breaks ties by position too
+        return keys[order_of], order_of
+
+    monkeypatch.setattr(counting, "_sorted", unpacked)
+    found = rules.run_counts(sources, systems, references)
+    assert len(calls) == 3 * 4  # one sort per order and pass
+    for name in systems:
+        for got, want in zip(found[name], expected[name], strict=True):
+            np.testing.assert_array_equal(got, want)
+
+
+def test_key_sort_with_keys_too_large_to_pack():
+    """Keys whose shifted value would overflow an int64 are sorted by a stable argsort, ties by position."""
+    from gecscore.gleu.counting import _sorted
+
+    keys = np.array([2**62, 5, 2**62, 3, 5], dtype=np.int64)
+    ordered, order_of = _sorted(keys)
+    assert ordered.tolist() == [3, 5, 5, 2**62, 2**62] and order_of.tolist() == [3, 1, 4, 0, 2]
+    ordered, order_of = _sorted(np.array([7, 2, 7, 2], dtype=np.int64))  # packed: the same ties by position
+    assert ordered.tolist() == [2, 2, 7, 7] and order_of.tolist() == [1, 3, 0, 2]
+
+
 def test_the_trainer_hook_scores_gleu():
     """`seq2seq_compute_metrics` builds for GLEU (it loads no model) and reports its corpus score."""
     from types import SimpleNamespace

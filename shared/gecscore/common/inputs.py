@@ -126,6 +126,8 @@ def reference_cell(refs: Any, where: str, *, allow_empty: bool = False) -> list[
                          "reference")
     if isinstance(refs, str):
         return [refs]
+    if isinstance(refs, (list, tuple)):  # the common cell, without the slower abstract-class checks below
+        return check_texts(where, refs, allow_empty_list=True)
     if hasattr(refs, "tolist") and not isinstance(refs, Mapping):  # a NumPy array or a pandas Series
         refs = refs.tolist()
     if not isinstance(refs, Sequence) or isinstance(refs, (bytes, Mapping)):
@@ -237,13 +239,19 @@ def _where(name: str, i: int) -> str:
     return f"`{name}[{i}]`" if "[" not in name else f"`{name}`".replace("[]", f"[{i}]")
 
 
+def plain(texts: Sequence[str], max_tokens: int | None) -> bool:
+    """Whether `check_clean` has nothing to refuse, report or normalise in `texts` (ASCII, no control character,
+    none longer than `max_tokens` characters): the common case, found without a loop per text."""
+    joined = "\t".join(texts)  # the tab is allowed, so one search over all texts finds what one per text finds
+    return joined.isascii() and _CONTROL.search(joined) is None and (
+        max_tokens is None or max(map(len, texts), default=0) <= max_tokens)
+
+
 def check_clean(name: str, texts: Sequence[str], *, normalize: bool, max_tokens: int | None,
                 found: list[str]) -> list[str]:
     """`texts` checked (control characters, length), normalised when asked; hygiene findings go to `found`."""
-    joined = "\t".join(texts)  # the tab is allowed, so one search over all texts finds what one per text finds
-    if joined.isascii() and _CONTROL.search(joined) is None and (
-            max_tokens is None or max(map(len, texts), default=0) <= max_tokens):
-        return list(texts)  # nothing to refuse, report or normalise: the common case, without a loop per text
+    if plain(texts, max_tokens):
+        return list(texts)
     out = []
     for i, text in enumerate(texts):
         problem = control_character(text)
@@ -306,8 +314,9 @@ def prepare(sources: Any, systems: Mapping[str, Any], references: Any, *, normal
     refs = None
     if references is not None:
         refs = check_references(references, n)
-        refs = [check_clean(f"references[{i}][]", group, normalize=normalize, max_tokens=max_tokens, found=found)
-                for i, group in enumerate(refs)]
+        if not plain([r for group in refs for r in group], max_tokens):  # else every group is as it was
+            refs = [check_clean(f"references[{i}][]", group, normalize=normalize, max_tokens=max_tokens,
+                                found=found) for i, group in enumerate(refs)]
     for system, predictions in checked.items():
         label = "predictions" if len(systems) == 1 else f"predictions of {system!r}"
         check_changed_runs(label, sources, predictions, max_changed_run)
