@@ -50,7 +50,7 @@ def run_counts(sources: Sequence[str], systems: Mapping[str, Sequence[str]], ref
     at a time."""
     names = list(systems)
     out: dict[str, tuple[np.ndarray, ...]] = {}
-    for start in range(0, max(len(names), 1), SYSTEMS_PER_PASS):
+    for start in range(0, len(names), SYSTEMS_PER_PASS):
         out.update(_pass(sources, {name: systems[name] for name in names[start:start + SYSTEMS_PER_PASS]},
                          references, order=order, tokens=tokens, shortest=shortest, floor=floor,
                          reformulated=reformulated))
@@ -86,21 +86,23 @@ def _pass(sources: Sequence[str], systems: Mapping[str, Sequence[str]], referenc
     text_distinct = np.fromiter(map(distinct.__getitem__, texts), dtype=np.int64, count=len(texts))
     sizes = distinct_sizes[text_distinct]
     lengths = np.maximum(sizes, shortest)
-    token_ids = distinct_ids[np.repeat((np.cumsum(distinct_sizes) - distinct_sizes)[text_distinct] - (np.cumsum(sizes) - sizes),
-                                       sizes) + np.arange(int(sizes.sum()), dtype=np.int64)]
+    # each text's tokens read from its distinct text's: the offset from the one's start to the other's, per token
+    offset = (np.cumsum(distinct_sizes) - distinct_sizes)[text_distinct] - (np.cumsum(sizes) - sizes)
+    token_ids = distinct_ids[np.repeat(offset, sizes) + np.arange(int(sizes.sum()), dtype=np.int64)]
     # every token position's role and sentence, and how many tokens of its text follow it
     occ_role = np.repeat(np.asarray(text_role, dtype=np.int64), sizes)
     occ_sentence = np.repeat(np.asarray(text_sentence, dtype=np.int64), sizes)
     remaining = np.repeat(np.cumsum(sizes), sizes) - np.arange(len(token_ids), dtype=np.int64)
 
-    hyp_sizes = sizes[n + sum(ref_counts):].reshape(len(names), n)
+    hyp_start = n + sum(ref_counts)  # the first prediction's text
+    hyp_sizes = sizes[hyp_start:].reshape(len(names), n)
     table = np.zeros((len(names), n, most, 2 + 2 * order), dtype=np.int64)
-    table[:, :, :, 0] = lengths[n + sum(ref_counts):].reshape(len(names), n)[:, :, None]
+    table[:, :, :, 0] = lengths[hyp_start:].reshape(len(names), n)[:, :, None]
     per_sentence = np.asarray(ref_counts, dtype=np.int64)
     ref_sentence = np.repeat(np.arange(n), per_sentence)
     ref_lengths = np.zeros((n, most), dtype=np.int64)
-    ref_lengths[ref_sentence, np.arange(len(ref_sentence)) - (np.cumsum(per_sentence) - per_sentence)[ref_sentence]] \
-        = lengths[n:n + len(ref_sentence)]
+    ref_position = np.arange(len(ref_sentence)) - (np.cumsum(per_sentence) - per_sentence)[ref_sentence]
+    ref_lengths[ref_sentence, ref_position] = lengths[n:hyp_start]
     table[:, :, :, 1] = ref_lengths[None]
 
     vocab = max(len(vocabulary), 1)
