@@ -262,8 +262,8 @@ def test_array_counting_equals_the_per_sentence_rule(shared_data, variant, unit,
 
 
 def test_array_counting_in_several_passes_and_without_packed_keys(shared_data, monkeypatch):
-    """Systems counted one per pass, and sorts that cannot pack positions into the keys (the argsort fallback),
-    give the statistics of one pass with packed keys."""
+    """Systems counted one per pass, sentences in blocks, and sorts that cannot pack positions into the keys (the
+    argsort fallback) give the statistics of one pass with packed keys."""
     from gecscore.gleu import Rules, counting
 
     seeda = shared_data / "SEEDA"
@@ -273,32 +273,77 @@ def test_array_counting_in_several_passes_and_without_packed_keys(shared_data, m
     rules = Rules("official", 4, "word")
     expected = rules.run_counts(sources, systems, references)
     monkeypatch.setattr(counting, "SYSTEMS_PER_PASS", 1)
-    packed = counting._sorted
+    monkeypatch.setattr(counting, "SENTENCES_PER_PASS", 30)  # blocks of 27, 27 and 26 sentences
+    packed = counting._sorted_starts
     calls = []
 
     def unpacked(keys):
         calls.append(len(keys))
         order_of = np.argsort(keys, kind="stable")
-        assert (packed(keys)[1] == order_of).all()  # the packed sort breaks ties by position too
-        return keys[order_of], order_of
+        first, packed_order = packed(keys)
+        assert (packed_order == order_of).all()  # the packed sort breaks ties by position too
+        ordered = keys[order_of]
+        assert first.tolist() == [True, *(ordered[1:] != ordered[:-1]).tolist()][:len(keys)]
+        return first, order_of
 
-    monkeypatch.setattr(counting, "_sorted", unpacked)
+    monkeypatch.setattr(counting, "_sorted_starts", unpacked)
     found = rules.run_counts(sources, systems, references)
-    assert len(calls) == 3 * 4  # one sort per order and pass
+    assert calls and len(calls) == 3 * 3 * 4  # one sort per order and pass: 3 systems × 3 sentence blocks
     for name in systems:
         for got, want in zip(found[name], expected[name], strict=True):
             np.testing.assert_array_equal(got, want)
 
 
+@pytest.mark.parametrize("variant", ["official", "gec-metrics"])
+def test_counting_reads_tokens_as_the_per_sentence_rule_whatever_the_white_space(monkeypatch, variant):
+    """Every kind of white space `str.split` splits on, and a NUL (the separator the official variant joins the
+    texts of a pass with, so that pass splits text by text), give the readable rule's statistics, in passes with
+    and without such a text."""
+    from gecscore.gleu import Rules, counting
+
+    monkeypatch.setattr(counting, "SENTENCES_PER_PASS", 2)
+    sources = ["a b\tc", "a\x1cb\xa0c", "x\u3000y z", "p q r"]
+    references = [["a b c", "a\tb"], ["a b c"], ["x y\x00z", "x y"], ["p  q r", "p q\x85r"]]
+    systems = {"A": ["a b\tc d", "a b\u2003c", "x\x00y z", "p\nq r"]}  # the NULs fall in the second block
+    rules = Rules(variant, 4, "word")
+    fast = rules.run_counts(sources, systems, references)
+    for i, (s, h, refs) in enumerate(zip(sources, systems["A"], references)):
+        expected = rules.counts(rules.grams(s), rules.grams(h), [rules.grams(r) for r in refs])
+        np.testing.assert_array_equal(fast["A"][i], expected, err_msg=str(i))
+
+
+def test_sentence_records_are_built_when_first_read(monkeypatch):
+    """The corpus score does not build the sentence records; reading them does, once, and a pickled result
+    carries them."""
+    import pickle
+
+    built = []
+    build = metric.sentence_records
+    monkeypatch.setattr(metric, "sentence_records", lambda *args: built.append(1) or build(*args))
+    result = registry.run("gleu", ["the cat sat on the mat .", "he go to the school now ."],
+                          ["the cat sat on a mat .", "he goes to the school now ."],
+                          [["the cat sat on the mat .", "a cat sat on the mat ."],
+                           ["he goes to school now .", "he went to the school now ."]])
+    assert result.n == 2 and result.score > 0
+    assert not built
+    records = result.sentences
+    assert built == [1] and result.sentences is records and [r["reference"] for r in records] == [
+        int(d) for d in metric.reference_draws((2, 2), 500, 101)[0]]
+    assert pickle.loads(pickle.dumps(result)).sentences == records and built == [1]
+
+
 def test_key_sort_with_keys_too_large_to_pack():
-    """Keys whose shifted value would overflow an int64 are sorted by a stable argsort, ties by position."""
-    from gecscore.gleu.counting import _sorted
+    """Keys whose shifted value would overflow an int64 are sorted by a stable argsort, ties by position; either
+    way a run of equal keys starts where the sorted keys change."""
+    from gecscore.gleu.counting import _sorted_starts
 
     keys = np.array([2**62, 5, 2**62, 3, 5], dtype=np.int64)
-    ordered, order_of = _sorted(keys)
-    assert ordered.tolist() == [3, 5, 5, 2**62, 2**62] and order_of.tolist() == [3, 1, 4, 0, 2]
-    ordered, order_of = _sorted(np.array([7, 2, 7, 2], dtype=np.int64))  # packed: the same ties by position
-    assert ordered.tolist() == [2, 2, 7, 7] and order_of.tolist() == [1, 3, 0, 2]
+    first, order_of = _sorted_starts(keys)  # sorted: 3, 5, 5, 2**62, 2**62
+    assert order_of.tolist() == [3, 1, 4, 0, 2] and first.tolist() == [True, True, False, True, False]
+    first, order_of = _sorted_starts(np.array([7, 2, 7, 2], dtype=np.int64))  # packed: the same ties by position
+    assert order_of.tolist() == [1, 3, 0, 2] and first.tolist() == [True, False, True, False]
+    first, order_of = _sorted_starts(np.zeros(0, dtype=np.int64))
+    assert first.tolist() == [] and order_of.tolist() == []
 
 
 def test_the_trainer_hook_scores_gleu():

@@ -101,6 +101,28 @@ def test_checking_all_texts_at_once_refuses_and_reports_what_one_by_one_would(te
 
 
 @settings(max_examples=200, deadline=None)
+@given(groups=st.lists(_TEXT, max_size=4), normalize=st.booleans())
+def test_reference_groups_checked_at_once_refuse_and_report_what_group_by_group_would(groups, normalize):
+    def group_by_group():
+        found: list[str] = []
+        try:
+            out = [inputs.check_clean(f"references[{i}][]", group, normalize=normalize, max_tokens=5, found=found)
+                   for i, group in enumerate(groups)]
+        except ValueError as error:
+            return ValueError, str(error)
+        return out, found
+
+    expected = group_by_group()
+    found: list[str] = []
+    try:
+        result = inputs.check_clean_groups(groups, normalize=normalize, max_tokens=5, found=found)
+    except ValueError as error:
+        assert expected[0] is ValueError and str(error) == expected[1]
+    else:
+        assert (result, found) == expected
+
+
+@settings(max_examples=200, deadline=None)
 @given(texts=st.lists(st.text(st.sampled_from(["中", "文", " ", "\n", "a", "字"]), max_size=20), max_size=5))
 def test_unsegmented_chinese_is_found_in_the_first_text_that_has_it(texts):
     first = next((i for i, text in enumerate(texts) if inputs._UNSEGMENTED.search(text)), None)

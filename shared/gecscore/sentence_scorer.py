@@ -43,7 +43,7 @@ from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
 from gecscore import registry, sharding
-from gecscore.common.inputs import check_clean, control_character, longest_changed_run
+from gecscore.common.inputs import check_clean, check_clean_groups, control_character, longest_changed_run
 from gecscore.common.results import CLIPPED, NO_SCORE, REFUSED, flag
 
 __all__ = ["MODEL_OUTPUT_DEFAULTS", "ScoredBatch", "SentenceScorer", "options_with"]
@@ -123,8 +123,7 @@ class SentenceScorer:
         refused = dict(refused or {})
         if self.lenient:  # the data must be right (errors name the row); only the predictions are model output
             check_clean("sources", sources, normalize=False, max_tokens=self.max_tokens, found=[])
-            for i, group in enumerate(references or []):
-                check_clean(f"references[{i}][]", group, normalize=False, max_tokens=self.max_tokens, found=[])
+            check_clean_groups(references or [], normalize=False, max_tokens=self.max_tokens, found=[])
             predictions = ["" if i in refused else " ".join(text.split()) for i, text in enumerate(predictions)]
             refused.update({i: why for i, (src, text) in enumerate(zip(sources, predictions))
                             if i not in refused and (why := self.refusal(src, text)) is not None})

@@ -33,7 +33,7 @@ import itertools
 import re
 import unicodedata
 from dataclasses import dataclass, field
-from typing import Any, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 from gecscore.common.caller import warn
 from gecscore.common.results import empty_predictions, robust_predictions
@@ -83,6 +83,8 @@ def check_texts(name: str, values: Any, *, allow_empty_list: bool = False) -> li
         raise TypeError(f"`{name}` must be a list of strings, got {type(values).__name__}") from None
     if not values and not allow_empty_list:
         raise ValueError(f"`{name}` is empty; expected at least one sentence")
+    if set(map(type, values)) <= {str}:  # the common case, without a loop per text
+        return values
     for i, value in enumerate(values):
         if value is None:
             raise ValueError(f"`{name}[{i}]` is None; expected a string")
@@ -112,6 +114,9 @@ def check_references(references: Any, n: int, *, name: str = "references") -> li
     references = list(references)
     if len(references) != n:
         raise ValueError(f"`{name}` has {len(references)} entries but there are {n} predictions")
+    if (set(map(type, references)) <= {list, tuple} and all(references)
+            and set(map(type, itertools.chain.from_iterable(references))) <= {str}):  # the common cells, at once
+        return list(map(list, references))
     return [reference_cell(refs, f"{name}[{i}]") for i, refs in enumerate(references)]
 
 
@@ -239,38 +244,53 @@ def _where(name: str, i: int) -> str:
     return f"`{name}[{i}]`" if "[" not in name else f"`{name}`".replace("[]", f"[{i}]")
 
 
-def plain(texts: Sequence[str], max_tokens: int | None) -> bool:
-    """Whether `check_clean` has nothing to refuse, report or normalise in `texts` (ASCII, no control character,
-    none longer than `max_tokens` characters): the common case, found without a loop per text."""
-    joined = "\t".join(texts)  # the tab is allowed, so one search over all texts finds what one per text finds
-    return joined.isascii() and _CONTROL.search(joined) is None and (
-        max_tokens is None or max(map(len, texts), default=0) <= max_tokens)
-
-
 def check_clean(name: str, texts: Sequence[str], *, normalize: bool, max_tokens: int | None,
-                found: list[str]) -> list[str]:
-    """`texts` checked (control characters, length), normalised when asked; hygiene findings go to `found`."""
-    if plain(texts, max_tokens):
-        return list(texts)
-    out = []
-    for i, text in enumerate(texts):
+                found: list[str], where: Callable[[int], str] | None = None) -> list[str]:
+    """`texts` checked (control characters, length), normalised when asked; hygiene findings go to `found`.
+    `where(i)` names text i in messages (default: `name[i]`)."""
+    where = where or (lambda i: _where(name, i))
+    joined = " ".join(texts)  # one search over all texts finds what one per text finds
+    # printable text holds no control character (a tab, allowed, is not printable: then the search decides)
+    if ((joined.isprintable() or _CONTROL.search(joined) is None)
+            and (max_tokens is None or max(map(len, texts), default=0) <= max_tokens)):
+        if joined.isascii():  # no ASCII character is a format character, and ASCII text is NFC
+            return list(texts)
+        checked = [i for i, text in enumerate(texts) if not text.isascii()]  # only these can hold a finding
+    else:
+        checked = range(len(texts))
+    out = list(texts)
+    for i in checked:
+        text = texts[i]
         problem = control_character(text)
         if problem is not None:
-            raise ValueError(f"{_where(name, i)} has control character {problem[1]} at column {problem[0]}; remove "
+            raise ValueError(f"{where(i)} has control character {problem[1]} at column {problem[0]}; remove "
                              "it (no metric can say what it means)")
         if max_tokens is not None and len(text) > max_tokens:  # no more characters than the limit: no more tokens
             length = len(text.split())
             if length > max_tokens:
-                raise ValueError(f"{_where(name, i)} has {length} tokens, more than max_tokens={max_tokens}; pass "
+                raise ValueError(f"{where(i)} has {length} tokens, more than max_tokens={max_tokens}; pass "
                                  f"max_tokens={length} (or None) to score it anyway — edit alignment time grows "
                                  "with the square of the length")
         hygiene = hygiene_problem(text)
         if hygiene is not None:
-            found.append(f"{_where(name, i)} column {hygiene[0]}: {hygiene[1]}")
+            found.append(f"{where(i)} column {hygiene[0]}: {hygiene[1]}")
             if normalize:
-                text = normalize_text(text)
-        out.append(text)
+                out[i] = normalize_text(text)
     return out
+
+
+def check_clean_groups(groups: Sequence[Sequence[str]], *, normalize: bool, max_tokens: int | None,
+                       found: list[str], name: str = "references") -> list[list[str]]:
+    """`check_clean` of every text of every group (`name[i][j]` in messages), all texts in one check."""
+    ends = list(itertools.accumulate(map(len, groups)))
+
+    def where(k: int) -> str:
+        i = bisect.bisect_right(ends, k)
+        return f"`{name}[{i}][{k - (ends[i - 1] if i else 0)}]`"
+
+    flat = check_clean(name, [text for group in groups for text in group], normalize=normalize,
+                       max_tokens=max_tokens, found=found, where=where)
+    return [flat[end - len(group):end] for group, end in zip(groups, ends)]
 
 
 def longest_changed_run(source: str, text: str) -> int:
@@ -313,10 +333,8 @@ def prepare(sources: Any, systems: Mapping[str, Any], references: Any, *, normal
         checked[system] = check_clean(label, predictions, normalize=normalize, max_tokens=max_tokens, found=found)
     refs = None
     if references is not None:
-        refs = check_references(references, n)
-        if not plain([r for group in refs for r in group], max_tokens):  # else every group is as it was
-            refs = [check_clean(f"references[{i}][]", group, normalize=normalize, max_tokens=max_tokens,
-                                found=found) for i, group in enumerate(refs)]
+        refs = check_clean_groups(check_references(references, n), normalize=normalize, max_tokens=max_tokens,
+                                  found=found)
     for system, predictions in checked.items():
         label = "predictions" if len(systems) == 1 else f"predictions of {system!r}"
         check_changed_runs(label, sources, predictions, max_changed_run)

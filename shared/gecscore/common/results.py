@@ -25,7 +25,7 @@ flagged nor perfect score the same in both modes.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from gecscore.common.bootstrap import CorpusStatistic
 from gecscore.common.caller import warn
@@ -121,6 +121,32 @@ def sentence_core(score: float, reference: int | None, per_reference: Sequence[M
             "per_reference": [dict(stats) for stats in per_reference]}
 
 
+class Deferred:
+    """Sentence records built when first read: a metric whose records cost more than its corpus score (GLEU's
+    sentence GLEU against every reference) gives `MetricResult` `Deferred(build, n)`, and `build()` runs once,
+    the first time `sentences` is read, so a call that wants the corpus score alone never builds them."""
+
+    __slots__ = ("build", "n")
+
+    def __init__(self, build: Callable[[], list[dict[str, Any]]], n: int) -> None:
+        self.build, self.n = build, n
+
+
+class _Records:
+    """`MetricResult.sentences`: the records as given, or a `Deferred`'s, built on first read and kept."""
+
+    def __get__(self, result: Any, owner: type | None = None) -> list[dict[str, Any]]:
+        if result is None:  # no class-level value: the dataclass field stays one without a default
+            raise AttributeError("sentences")
+        value = result.__dict__["sentences"]
+        if isinstance(value, Deferred):
+            value = result.__dict__["sentences"] = value.build()
+        return value
+
+    def __set__(self, result: Any, value: list[dict[str, Any]] | Deferred) -> None:
+        result.__dict__["sentences"] = value
+
+
 @dataclass
 class MetricResult:
     """One system's result: scalars, the headline key, sentence records, corpus statistic, details, signature.
@@ -132,7 +158,7 @@ class MetricResult:
     metric: str
     scores: dict[str, float]
     main: str
-    sentences: list[dict[str, Any]]
+    sentences: list[dict[str, Any]] = _Records()  # type: ignore[assignment]  # given as a list or a `Deferred`
     statistic: CorpusStatistic = field(repr=False)
     signature: str
     details: dict[str, Any] = field(default_factory=dict)
@@ -141,8 +167,13 @@ class MetricResult:
 
     @property
     def n(self) -> int:
-        """Number of sentences."""
-        return len(self.sentences)
+        """Number of sentences (records not yet built stay so)."""
+        value = self.__dict__["sentences"]
+        return value.n if isinstance(value, Deferred) else len(value)
+
+    def __getstate__(self) -> dict[str, Any]:
+        """Pickled with its records built (a `Deferred`'s function may not pickle)."""
+        return {**self.__dict__, "sentences": self.sentences}
 
     @property
     def score(self) -> float:
