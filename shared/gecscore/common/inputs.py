@@ -172,8 +172,13 @@ def untokenised(name: str, values: Sequence[str], *, max_share: float = 0.1) -> 
 def _texts_matching(pattern: re.Pattern[str], texts: Sequence[str]) -> list[int]:
     """The indices of the texts in which `pattern` matches, in one search over the texts joined by line breaks
     (for a pattern that matches no white space, so no match crosses two texts)."""
-    ends = list(itertools.accumulate(len(text) + 1 for text in texts))
+    ends = _ends(texts)
     return sorted({bisect.bisect_right(ends, match.start()) for match in pattern.finditer("\n".join(texts))})
+
+
+def _ends(texts: Sequence[str]) -> list[int]:
+    """Where each text ends in the texts joined by one character, plus one (for `bisect_right` of a position)."""
+    return list(itertools.accumulate(map((1).__add__, map(len, texts))))
 
 
 #: `_GLUED_TOKEN` read backwards, up to its checks at the ends (`_glued_texts`): a search that starts with one set
@@ -186,14 +191,14 @@ def _glued_texts(texts: Sequence[str]) -> list[int]:
     hit is punctuation then letters up to white space or the start of the text; it is the whole token when white
     space or the end of the text follows the punctuation, and a period wants lowercase letters."""
     backwards = "\n".join(texts)[::-1]
-    ends = list(itertools.accumulate(len(text) + 1 for text in texts))
-    found = set()
+    places = []  # where the hits start in the texts joined
     for match in _GLUED_BACKWARDS.finditer(backwards):
         start, token = match.start(), match.group()
         if (start and not backwards[start - 1].isspace()) or (token[0] == "." and not token[1:].islower()):
             continue
-        found.add(bisect.bisect_right(ends, len(backwards) - 1 - start))
-    return sorted(found)
+        places.append(len(backwards) - 1 - start)
+    ends = _ends(texts) if places else []
+    return sorted({bisect.bisect_right(ends, place) for place in places})
 
 
 def check_tokenised(name: str, values: Sequence[str], *, max_share: float = 0.1) -> None:

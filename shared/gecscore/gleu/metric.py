@@ -71,7 +71,7 @@ def statistics_systems(sources: Sequence[str], systems: Mapping[str, Sequence[st
     predictions = {name: list(texts) for name, texts in systems.items()}  # tokenised by the input layer
     counts = rules.run_counts(sources, predictions, references)
     return {name: GLEUStatistics(settings=opts, signature=signature, counts=counts[name], perfect=tuple(
-        next((k for k, r in enumerate(group) if r == h), -1) for h, group in zip(hyps, references)))
+        group.index(h) if h in group else -1 for h, group in zip(hyps, references)))
         for name, hyps in predictions.items()}
 
 
