@@ -67,7 +67,8 @@ def test_sentence_gleu_equals_the_scripts_sent_mode(shared_data, case):
 
 
 @pytest.mark.parametrize("counts, step", [((3,) * 7, 101), ((1,) * 5, 101), ((2,) * 300, 101), ((4,) * 9, 7),
-                                          ((5,) * 40, 2**31 + 11), ((2, 1, 3, 2), 101)])
+                                          ((5,) * 40, 2**31 + 11), ((2, 1, 3, 2), 101),
+                                          ((300,) * 30, 101), ((2, 300, 3), 101)])  # positions past a byte
 def test_the_draws_are_pythons_random_as_the_script_calls_it(counts, step):
     draws = reference_draws(counts, 6, step)
     expected = []
