@@ -56,9 +56,9 @@ def run_counts(sources: Sequence[str], systems: Mapping[str, Sequence[str]], ref
     at a time, sentences `SENTENCES_PER_PASS` at a time."""
     names = list(systems)
     out: dict[str, list[np.ndarray]] = {name: [] for name in names}
+    step = -(-len(sources) // -(-len(sources) // SENTENCES_PER_PASS)) if sources else 1  # equal blocks
     for start in range(0, len(names), SYSTEMS_PER_PASS):
         chosen = names[start:start + SYSTEMS_PER_PASS]
-        step = -(-len(sources) // -(-len(sources) // SENTENCES_PER_PASS)) if sources else 1  # equal blocks
         for first in range(0, len(sources), step):
             end = first + step
             counted = _pass(sources[first:end], {name: systems[name][first:end] for name in chosen},

@@ -87,7 +87,7 @@ def score(stats: GLEUStatistics) -> MetricResult:
     draws = statistic.draws(np.arange(len(counts)))
     degenerate = [dict(d) for d in stats.degenerate]
     if settings["level"] == "sentence":  # SentGLEU at system level: the mean of the sentence scores
-        sentences = sentence_records(stats, counts, draws, rules)
+        sentences = sentence_records(stats, statistic, draws)
         values = [record["score"] for record in sentences]
         return MetricResult("gleu", {"gleu": float(np.mean(values))}, "gleu", sentences, SentenceMean(values),
                             stats.signature, {"degenerate_sentences": degenerate}, sentence_key="sentences")
@@ -96,18 +96,19 @@ def score(stats: GLEUStatistics) -> MetricResult:
     low, high = normal_interval(mean, std)
     details = {"std": float(std), "interval": [float(low), float(high)], "iterations": int(settings["iterations"]),
                "degenerate_sentences": degenerate}
-    records = Deferred(functools.partial(sentence_records, stats, counts, draws, rules), len(counts))
+    records = Deferred(functools.partial(sentence_records, stats, statistic, draws), len(counts))
     return MetricResult("gleu", {"gleu": float(mean)}, "gleu", records, statistic, stats.signature, details,
                         sentence_key="sentences")
 
 
-def sentence_records(stats: GLEUStatistics, counts: np.ndarray, draws: np.ndarray, rules: Rules
-                     ) -> list[dict[str, Any]]:
-    """Every sentence's record: its GLEU (SentGLEU: the mean against each reference; in robust mode a perfect
-    correction's value against that reference, 1), the iteration-0 draw as the record's reference, its
-    statistics and GLEU against every reference, their spread, and how often each reference was drawn."""
+def sentence_records(stats: GLEUStatistics, statistic: DrawnGLEU, draws: np.ndarray) -> list[dict[str, Any]]:
+    """Every sentence's record (`statistic` holds the stacked counts, `draws` its corpus's draws): its GLEU
+    (SentGLEU: the mean against each reference; in robust mode a perfect correction's value against that
+    reference, 1), the iteration-0 draw as the record's reference, its statistics and GLEU against every
+    reference, their spread, and how often each reference was drawn."""
+    counts, rules = statistic.counts, statistic.rules
     names = statistic_names(rules.order)
-    sentence_scores, sentence_values, spreads = rules.sentences(counts, np.asarray([len(c) for c in stats.counts]))
+    sentence_scores, sentence_values, spreads = rules.sentences(counts, statistic.reference_counts)
     drawn = np.stack([(draws == r).sum(axis=0) for r in range(counts.shape[1])], axis=1).tolist()
     first_draw, rows = draws[0].tolist(), counts.astype(np.float64).tolist()
     robust = stats.settings["robust"]
