@@ -550,3 +550,25 @@ def test_get_metric_names_registry_metrics_or_import_paths():
         get_metric("test_meta_eval:Nope")
     with pytest.raises(TypeError, match="not a SentenceMetric"):
         get_metric("builtins:dict")
+
+
+def test_sharing_work_defers_only_full_collections_and_restores_the_thresholds_it_found():
+    """Inside `sharing_work` (nested too) the collector's oldest generation waits, the young ones keep their
+    thresholds; the outermost block puts back the thresholds it found, after an error too."""
+    import gc
+
+    from gecscore.common.sharing import NO_FULL_COLLECTION
+    from gecscore.meta_eval import sharing_work
+
+    before = gc.get_threshold()
+    gc.set_threshold(500, 7, 9)
+    try:
+        with sharing_work():
+            assert gc.get_threshold() == (500, 7, NO_FULL_COLLECTION)
+            with pytest.raises(RuntimeError), sharing_work():
+                assert gc.get_threshold() == (500, 7, NO_FULL_COLLECTION)
+                raise RuntimeError
+            assert gc.get_threshold() == (500, 7, NO_FULL_COLLECTION)
+        assert gc.get_threshold() == (500, 7, 9)
+    finally:
+        gc.set_threshold(*before)

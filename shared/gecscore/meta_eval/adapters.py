@@ -70,12 +70,14 @@ class RegistryMetric:
 def sharing_work() -> Iterator[None]:
     """A block in which work that does not depend on a metric's configuration is done once per sentence and kept:
     M²'s lattices (`gecscore.pt_m2.sharing_lattices`) and CLEME's chunk partitions
-    (`gecscore.cleme2.sharing_partitions`). The meta-evaluation scores the same outputs under many configurations;
-    a caller scoring many of them (`benchmarks/meta_eval/run.py`) wraps them all in one block."""
+    (`gecscore.cleme2.sharing_partitions`), with the garbage collector's full passes deferred while they are kept
+    (`gecscore.common.sharing.deferring_full_collections`). The meta-evaluation scores the same outputs under many
+    configurations; a caller scoring many of them (`benchmarks/meta_eval/run.py`) wraps them all in one block."""
     from gecscore.cleme2 import sharing_partitions
+    from gecscore.common.sharing import deferring_full_collections
     from gecscore.pt_m2 import sharing_lattices
 
-    with sharing_lattices(), sharing_partitions():
+    with sharing_lattices(), sharing_partitions(), deferring_full_collections():
         yield
 
 
