@@ -69,14 +69,17 @@ def run_stage(name: str, directory: Path, argv: Sequence[str]) -> int:
 def run_together(commands: Sequence[tuple[str, str]], directory: Path) -> int:
     """Run independent stages at once (`NAME=COMMAND`, each through the shell), each timed as `run_stage` does and
     its output kept in `<dir>/<NAME>.log`; print each log whole when all are done (nothing interleaves); exit code:
-    the first non-zero one."""
+    the first non-zero one. The stages share the cores: each gets its share as torch's and BLAS's thread count
+    (unless the caller set one), so that two model loads side by side do not run four threads on two cores."""
     directory.mkdir(parents=True, exist_ok=True)
     me = [sys.executable, str(Path(__file__).resolve()), "stage", "--dir", str(directory)]
+    share = str(max(1, len(os.sched_getaffinity(0)) // max(1, len(commands))))
+    env = {**{name: share for name in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS")}, **os.environ}
     running = []
     for name, command in commands:
         log = (directory / f"{name}.log").open("w", encoding="utf-8")
         running.append((name, log, subprocess.Popen([*me, name, "--", "bash", "-c", command], stdout=log,
-                                                     stderr=subprocess.STDOUT)))
+                                                     stderr=subprocess.STDOUT, env=env)))
     codes = []
     for name, log, process in running:
         codes.append(process.wait())

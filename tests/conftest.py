@@ -17,6 +17,22 @@ os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
+
+def _threads_per_test_worker() -> int | None:
+    """The cores each pytest-xdist worker may use for torch and BLAS: the process's cores shared among the workers
+    (None outside xdist). Each worker's torch would otherwise start a thread per core, and `-n 2` on 2 cores ran
+    four compute threads on two cores: the model-heavy files took 170 s against 114 s with one thread a worker."""
+    count = os.environ.get("PYTEST_XDIST_WORKER_COUNT", "")
+    if not count.isdigit() or int(count) < 1:
+        return None
+    return max(1, len(os.sched_getaffinity(0)) // int(count))
+
+
+# Before anything imports torch or numpy; a thread count the user set stays theirs (float_noise records it).
+if (_threads := _threads_per_test_worker()) is not None:
+    for _name in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
+        os.environ.setdefault(_name, str(_threads))
+
 REPO = Path(__file__).resolve().parent.parent
 SHARED = REPO.parent / "shared"
 DATA = SHARED / "data"
