@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gecscore.uot_errant.transport import cost_matrix, sinkhorn_unbalanced
+from gecscore.uot_errant.transport import BLAS_STATUS, cost_matrix, sinkhorn_unbalanced
 
 
 def recorded(solve):
@@ -24,8 +24,14 @@ def assert_same(ours, pots):
     assert plan.dtype == expected.dtype and plan.shape == expected.shape
     np.testing.assert_array_equal(plan, expected)  # bit for bit, NaN where POT has NaN
     # Distinct messages in order of first appearance, as `transport._solve` keeps them: POT computes K·v twice per
-    # iteration (the second time with the same K and v), so it repeats the same overflow warning.
-    assert list(dict.fromkeys(messages)) == list(dict.fromkeys(expected_messages))
+    # iteration (the second time with the same K and v), so it repeats the same overflow warning. numpy's status
+    # check after a BLAS product (`BLAS_STATUS`) is left out, as `_solve` leaves it out: OpenBLAS can leave a flag
+    # from lanes it throws away, so it comes and goes with the memory around the arrays (a clean-clone run with one
+    # BLAS thread a test worker saw it after our dot and not after POT's, with bit-identical plans).
+    def kept(texts):
+        return list(dict.fromkeys(t for t in texts if not BLAS_STATUS.search(t)))
+
+    assert kept(messages) == kept(expected_messages)
 
 
 @st.composite

@@ -25,6 +25,7 @@ warned about here: the registry emits one warning); `robust=True` scores the for
 from __future__ import annotations
 
 from dataclasses import dataclass, field, fields
+from functools import lru_cache
 from pathlib import Path
 from typing import Any, Callable, ClassVar, Literal, Mapping, Sequence
 
@@ -42,7 +43,7 @@ from gecscore.common.encoders import check_loadable, select_device, shared_model
 from gecscore.common.fbeta import prf
 from gecscore.common.guarded import Value, choose, ratio
 from gecscore.common.inputs import metric_texts, prepare
-from gecscore.common.results import MetricResult, NOISE_WEIGHTS, TRUNCATED, flag, merge, sentence_core
+from gecscore.common.results import Deferred, MetricResult, NOISE_WEIGHTS, TRUNCATED, flag, merge, sentence_core
 from gecscore.common.plain_edits import extractor_for
 from gecscore.common.signature import language_setting, make_signature
 from gecscore.common.statistics import Statistics
@@ -307,8 +308,11 @@ def sample_statistics(samples: Sequence[Sample], config: ClemeConfig, *, setting
         reference_ids=tuple(tuple(sample.reference_ids) for sample in samples), chunks=tables)
 
 
-def _scored(stats: ClemeStatistics) -> tuple[MetricResult, list[list[dict[str, Any]]]]:
-    """`score`'s result and every sentence's entries against each of its references (its records' `per_ref`)."""
+def _scored(stats: ClemeStatistics) -> tuple[MetricResult, Callable[[], list[dict[str, Any]]]]:
+    """`score`'s result, and a function that builds every sentence's entry with its entries against each reference
+    (`per_ref`). The records are built when first read (`Deferred`): the corpus score, the resampled statistic
+    and `sentence_scores()` need only the chosen references' indicators, which the aggregation computed already,
+    while a record holds every reference's indicators and counts (most of a meta-evaluation CLEME run's time)."""
     config = config_of(stats.settings)
     scorer = config.scorer
     weighted = [s.weighted for s in stats.counts]
@@ -320,21 +324,31 @@ def _scored(stats: ClemeStatistics) -> tuple[MetricResult, list[list[dict[str, A
     if stats.chunks is not None:
         details["chunks"] = [dict(table) for table in stats.chunks]
     details["degenerate_sentences"] = [dict(d) for d in stats.degenerate]
-    sentences = [sentence_entry(config, ids, s.weighted, s.unweighted, r)
-                 for ids, s, r in zip(stats.reference_ids, stats.counts, result.chosen)]
-    statistic = corpus_statistic(config, weighted, sentences)
-    per_ref = [entry.pop("per_ref") for entry in sentences]
-    return MetricResult("cleme2", _named(config, result.values), "score", sentences, statistic, stats.signature,
-                        details, sentence_key="sentences"), per_ref
+    scores = [float(v[scorer.SCORE]) for v in result.per_sentence]  # each record's "score"
+
+    def entries() -> list[dict[str, Any]]:
+        return [sentence_entry(config, ids, s.weighted, s.unweighted, r)
+                for ids, s, r in zip(stats.reference_ids, stats.counts, result.chosen)]
+
+    def records() -> list[dict[str, Any]]:
+        built = entries()
+        for entry in built:
+            del entry["per_ref"]
+        return built
+
+    statistic = corpus_statistic(config, weighted, scores)
+    return MetricResult("cleme2", _named(config, result.values), "score", Deferred(records, len(scores), scores),
+                        statistic, stats.signature, details, sentence_key="sentences"), entries
 
 
-def as_output(result: MetricResult, per_ref: Sequence[list[dict[str, Any]]], *, sentences: bool) -> dict[str, Any]:
+def as_output(result: MetricResult, entries: Callable[[], list[dict[str, Any]]], *, sentences: bool
+              ) -> dict[str, Any]:
     """The plain dict `cleme_score` returns: scores, counts, the sentence records with every reference's entry
-    (`per_ref`) when asked, details and the signature."""
+    (`per_ref`, from `entries`) when asked, details and the signature."""
     out: dict[str, Any] = {**result.scores, "counts": result.details["counts"],
                            "unweighted_counts": result.details["unweighted_counts"]}
     if sentences:
-        out["sentences"] = [{**record, "per_ref": entries} for record, entries in zip(result.sentences, per_ref)]
+        out["sentences"] = entries()
     out.update({k: v for k, v in result.details.items() if k not in out})
     out["signature"] = result.signature
     return out
@@ -348,8 +362,8 @@ def evaluate_samples(samples: Sequence[Sample], config: ClemeConfig, *, similari
     `score(sample_statistics(...))` as a plain dict."""
     stats = sample_statistics(samples, config, similarity=similarity, rater=rater, device=device,
                               return_chunks=return_chunks, progress=progress, max_tokens=max_tokens)
-    result, per_ref = _scored(stats)
-    return as_output(result, per_ref, sentences=sentences)
+    result, entries = _scored(stats)
+    return as_output(result, entries, sentences=sentences)
 
 
 def text_samples(sources: Sequence[str] | None, predictions: Sequence[str] | None,
@@ -409,13 +423,13 @@ def cleme_score(sources: Sequence[str] | None = None, predictions: Sequence[str]
 
 
 def corpus_statistic(config: ClemeConfig, per_ref: Sequence[Sequence[ChunkCounts]],
-                     entries: Sequence[dict[str, Any]]) -> CorpusStatistic:
+                     scores: Sequence[float]) -> CorpusStatistic:
     """The corpus rule over the per-sentence counts: CLEME2.0's greedy reference choice (corpus level), the mean
     of sentence scores (sentence level), or CLEME v1's own rounded rule re-applied resample by resample."""
     if config.variant == "cleme2" and config.level == "corpus":
         return heuo_greedy(per_ref, config.alpha, config.robust)
     if config.variant == "cleme2":
-        return SentenceMean([entry["score"] for entry in entries])
+        return SentenceMean(list(scores))
     level = config.scorer.corpus if config.level == "corpus" else config.scorer.sentence
     return Aggregate(per_ref, lambda counts: level(counts).score)
 
@@ -494,12 +508,18 @@ class Sigmoid:
     max_value: float
 
     def __call__(self, length: int, bias: float, reverse: bool) -> float:
-        a = self.alpha
-        if reverse:
-            weight = a * (1 / (1 + (a - 1) * np.exp(length - bias)))
-        else:
-            weight = a * (1 / (1 + (a - 1) * np.exp(-length + bias)))
-        return float(np.clip(weight, self.min_value, self.max_value))
+        return _sigmoid(self.alpha, self.min_value, self.max_value, length, bias, reverse)
+
+
+@lru_cache(maxsize=1 << 16)
+def _sigmoid(a: float, min_value: float, max_value: float, length: int, bias: float, reverse: bool) -> float:
+    """`Sigmoid`'s value, computed once per (settings, length, bias, direction): a corpus has a few dozen chunk
+    lengths and one bias, and numpy's scalar `exp` and `clip` cost microseconds a chunk."""
+    if reverse:
+        weight = a * (1 / (1 + (a - 1) * np.exp(length - bias)))
+    else:
+        weight = a * (1 / (1 + (a - 1) * np.exp(-length + bias)))
+    return float(np.clip(weight, min_value, max_value))
 
 
 @dataclass(frozen=True)

@@ -124,12 +124,17 @@ def sentence_core(score: float, reference: int | None, per_reference: Sequence[M
 class Deferred:
     """Sentence records built when first read: a metric whose records cost more than its corpus score (GLEU's
     sentence GLEU against every reference) gives `MetricResult` `Deferred(build, n)`, and `build()` runs once,
-    the first time `sentences` is read, so a call that wants the corpus score alone never builds them."""
+    the first time `sentences` is read, so a call that wants the corpus score alone never builds them. `scores`:
+    each record's headline score where the metric knows it without building the records (CLEME's chosen
+    references), so that `sentence_scores()` builds nothing either."""
 
-    __slots__ = ("build", "n")
+    __slots__ = ("build", "n", "scores")
 
-    def __init__(self, build: Callable[[], list[dict[str, Any]]], n: int) -> None:
-        self.build, self.n = build, n
+    def __init__(self, build: Callable[[], list[dict[str, Any]]], n: int,
+                 scores: Sequence[float] | None = None) -> None:
+        if scores is not None and len(scores) != n:
+            raise ValueError(f"{len(scores)} headline scores for {n} deferred records")
+        self.build, self.n, self.scores = build, n, None if scores is None else tuple(scores)
 
 
 class _Records:
@@ -181,7 +186,10 @@ class MetricResult:
         return self.scores[self.main]
 
     def sentence_scores(self) -> list[float]:
-        """The headline score of every sentence."""
+        """The headline score of every sentence (from a `Deferred`'s scores while its records are not built)."""
+        value = self.__dict__["sentences"]
+        if isinstance(value, Deferred) and value.scores is not None:
+            return list(value.scores)
         return [float(s[self.main]) for s in self.sentences]
 
     def as_dict(self, *, sentence_scores: bool = False) -> dict[str, Any]:
