@@ -522,3 +522,36 @@ def test_chunk_counts_as_dict_is_every_field_in_order():
 
     counts = ChunkCounts(1.0, 2.0, 0.5, 1.5, 3.0, 4.0)
     assert list(counts.as_dict().items()) == list(dataclasses.asdict(counts).items())
+
+
+@pytest.mark.parametrize("options", [{}, {"level": "sentence"}, {"variant": "cleme2", "weighting": "none"},
+                                     {"variant": "cleme2", "weighting": "none", "level": "sentence"}])
+def test_sentence_records_are_built_when_first_read(nlp, monkeypatch, options):
+    """The corpus score, the sentence scores and the resampled statistic build no sentence record; reading the
+    records builds them once, with the scores `sentence_scores()` gave; `cleme_score(sentences=True)` still
+    gives every reference's entries."""
+    import pickle
+
+    from gecscore import registry
+    from gecscore.cleme2 import metric as cleme_metric
+
+    built = []
+    entry = cleme_metric.sentence_entry
+    monkeypatch.setattr(cleme_metric, "sentence_entry", lambda *args: built.append(1) or entry(*args))
+    sources = ["He go to school yesterday .", "She like apples .", "It is fine ."]
+    predictions = ["He went to school yesterday .", "She likes apple .", "It is fine ."]
+    references = [["He went to school yesterday .", "He goes to school ."], ["She likes apples ."],
+                  ["It is fine .", "It was fine ."]]
+    name = "cleme2" if options.get("variant") == "cleme2" else "cleme"
+    rest = {k: v for k, v in options.items() if k != "variant"}
+    result = registry.run(name, sources, predictions, references, **rest)
+    scores = result.sentence_scores()
+    assert result.n == 3 and not built
+    assert 0.0 <= result.score <= 1.0 and result.statistic is not None and not built
+    records = result.sentences
+    assert len(built) == 3 and [r["score"] for r in records] == scores and result.sentences is records
+    assert all("per_ref" not in r for r in records)
+    assert pickle.loads(pickle.dumps(result)).sentences == records and len(built) == 3
+    plain = cleme_score(sources, predictions, references, sentences=True, **{**rest, "variant": name})
+    assert [len(s["per_ref"]) for s in plain["sentences"]] == [2, 1, 2]
+    assert [{k: v for k, v in s.items() if k != "per_ref"} for s in plain["sentences"]] == records

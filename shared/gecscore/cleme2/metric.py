@@ -25,7 +25,7 @@ warned about here: the registry emits one warning); `robust=True` scores the for
 from __future__ import annotations
 
 from dataclasses import dataclass, field, fields
-from functools import lru_cache
+from functools import lru_cache, partial
 from pathlib import Path
 from typing import Any, Callable, ClassVar, Literal, Mapping, Sequence
 
@@ -431,7 +431,7 @@ def corpus_statistic(config: ClemeConfig, per_ref: Sequence[Sequence[ChunkCounts
     if config.variant == "cleme2":
         return SentenceMean(list(scores))
     level = config.scorer.corpus if config.level == "corpus" else config.scorer.sentence
-    return Aggregate(per_ref, lambda counts: level(counts).score)
+    return Aggregate(per_ref, partial(_level_score, level))
 
 
 # ----------------------------------------------------------------------------------------------------
@@ -776,9 +776,21 @@ def heuo_greedy(per_sentence: Sequence[Sequence[ChunkCounts]], alpha: Sequence[f
                 robust: bool = False) -> GreedyReferences:
     """Corpus CLEME2.0 with its greedy reference choice (`HEUO.corpus`: `[com(total + c), tp, -fp, -fn, tn]` of
     the candidate `c`) on resamples."""
-    def key(running: np.ndarray, candidates: np.ndarray) -> tuple[np.ndarray, ...]:
-        return (heuo(running + candidates, alpha, robust), candidates[..., 0], -candidates[..., 1],
-                -candidates[..., 4], candidates[..., 5])
-
     return GreedyReferences([[(c.tp, c.fp, c.fp_ne, c.fp_un, c.fn, c.tn) for c in refs] for refs in per_sentence],
-                            key, lambda totals: heuo(totals, alpha, robust))
+                            partial(_heuo_key, tuple(alpha), robust), partial(_heuo_com, tuple(alpha), robust))
+
+
+# Module-level (with `partial`), not closures, so that a result and its statistic can be pickled.
+def _heuo_key(alpha: Sequence[float], robust: bool, running: np.ndarray, candidates: np.ndarray
+              ) -> tuple[np.ndarray, ...]:
+    return (heuo(running + candidates, alpha, robust), candidates[..., 0], -candidates[..., 1],
+            -candidates[..., 4], candidates[..., 5])
+
+
+def _heuo_com(alpha: Sequence[float], robust: bool, totals: np.ndarray) -> np.ndarray:
+    return heuo(totals, alpha, robust)
+
+
+def _level_score(level: Callable[[Sequence[Sequence[ChunkCounts]]], LevelResult],
+                 counts: Sequence[Sequence[ChunkCounts]]) -> float:
+    return level(counts).score
