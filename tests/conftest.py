@@ -19,13 +19,16 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
 
 def _threads_per_test_worker() -> int | None:
-    """The cores each pytest-xdist worker may use for torch and BLAS: the process's cores shared among the workers
-    (None outside xdist). Each worker's torch would otherwise start a thread per core, and `-n 2` on 2 cores ran
-    four compute threads on two cores: the model-heavy files took 170 s against 114 s with one thread a worker."""
+    """The cores each pytest-xdist worker may use for torch and BLAS: the cores this process may use
+    (`workers.available_cores`: affinity and cgroup quota) shared among the workers (None outside xdist). Each
+    worker's torch would otherwise start a thread per core, and `-n 2` on 2 cores ran four compute threads on two
+    cores: the model-heavy files took 170 s against 114 s with one thread a worker."""
+    from gecscore.common.workers import available_cores  # imports neither numpy nor torch
+
     count = os.environ.get("PYTEST_XDIST_WORKER_COUNT", "")
     if not count.isdigit() or int(count) < 1:
         return None
-    return max(1, len(os.sched_getaffinity(0)) // int(count))
+    return max(1, available_cores() // int(count))
 
 
 # Before anything imports torch or numpy; a thread count the user set stays theirs (float_noise records it).
