@@ -54,16 +54,47 @@ def test_cells_are_judged_under_the_declared_protocol_hits_and_misses(bench):
     assert cells[6]["explored_equal"] == ["refs=official"] and cells[6]["status"] == "unexplained"
     summary = {(s["paper"], s["table"]): s for s in bench.cells.summarize(cells)}
     assert summary["P", "T1"] == {"paper": "P", "table": "T1", "cells": 4, "covered": 4, "reproduced": 3,
-                                  "slip": 0, "unexplained": 1, "uncovered": 0, "under_base": 2, "under_switch": 1}
+                                  "slip": 0, "explained": 0, "unexplained": 1, "uncovered": 0, "under_base": 2,
+                                  "under_switch": 1}
     assert summary["P", "T2"]["cells"] == 1 and summary["Q", "T9"]["unexplained"] == 1
     assert summary["all", ""]["reproduced"] == 5 and summary["all", ""]["unexplained"] == 2
     assert bench.cells.best_of(cells) == 7  # what the per-cell best-of would have counted
     payload = {"rows": evaluated}
     declared = bench.cells.declared_rows(payload, cells)
     text = bench.cells.to_markdown(cells, declared)
-    assert "| **all** |  | 7 | 7 | 5 | 1 | 0 | 2 |" in text
+    assert "| **all** |  | 7 | 7 | 5 | 1 | 0 | 0 | 2 | 0 |" in text
     assert "5 of the 7 covered cells (71.4 %)" in text and "would count 7 of the 7" in text
     assert text.count("\n| m2 |") == 4
+
+
+def test_a_miss_is_explained_only_when_its_cause_locates_the_difference(bench, monkeypatch):
+    """A miss whose cause is `Located` is an explained miss (still not reproduced); one whose cause is `NotLocated`,
+    or that no cause covers, stays unexplained; a cell named in a cause's `cells` belongs to that cause."""
+    Row, switches = bench.published.Row, bench.switches
+    rows = [Row("P", "T", "errant", "gjg15", "e-minimal", "all", "default", "ew_nusnlp", (0.5, 0.6),
+                tried="errant-sn8"),
+            Row("P", "T", "gleu", "gjg15", "official", "all", "default", "ew_nusnlp", (0.5, 0.6)),
+            Row("P", "T", "gleu", "gjg15", "e-fluency", "all", "default", "ew_nusnlp", (0.5, 0.6)),
+            Row("P", "T", "green", "gjg15", "official", "all", "default", "ew_nusnlp", (0.5, 0.6))]
+    cells = bench.cells.cells_from_rows([_item(bench, row, [0.5, 0.1]) for row in rows])
+    assert [c["status"] for c in cells] == ["reproduced", "explained", "reproduced", "explained", "reproduced",
+                                            "unexplained", "reproduced", "unexplained"]
+    assert [c["cause"] for c in cells[1::2]] == ["sn8-reference-edits", "gleu-implementation", "sn8-gleu", ""]
+    assert cells[1]["note"].startswith("explained miss (cause `sn8-reference-edits`, located in the SN-8GEC")
+    assert cells[1]["tried_key"] == "errant-sn8" and "[errant-sn8](#tried-errant-sn8)" in cells[1]["short_note"]
+    assert cells[5]["note"] == "unexplained: cause `sn8-gleu` (not located)"
+    summary = bench.cells.summarize(cells)[-1]
+    assert (summary["covered"], summary["reproduced"], summary["explained"], summary["unexplained"]) == (8, 4, 2, 2)
+    with pytest.raises(ValueError, match="0 causes in CAUSES"):
+        bench.cells.misses_by_cause(cells)  # the green miss has no cause: results need one for every miss
+    named = dict(cells[5], row="gleu", column="x", table="T", paper="P")
+    cause = switches.CAUSES["copy-slip"]
+    monkeypatch.setitem(switches.CAUSES, "copy-slip", replace(cause, cells=(("P", "T", "gleu", "x", "ρ"),)))
+    assert bench.cells.miss_cause(named) == "copy-slip"  # named in `cells`, whatever its metric says
+    gleu = switches.CAUSES["gleu-implementation"]
+    monkeypatch.setitem(switches.CAUSES, "gleu-implementation", replace(gleu, location=switches.NotLocated("no")))
+    again = bench.cells.cells_from_rows([_item(bench, rows[1], [0.5, 0.1])])
+    assert [c["status"] for c in again] == ["reproduced", "unexplained"]
 
 
 def test_a_declared_switch_that_an_entry_does_not_list_leaves_its_cells_at_the_base(bench):
@@ -153,33 +184,71 @@ def _declared_value(item: dict, k: int):
     return source[k] if source else None
 
 
-def test_headline_is_each_rows_protocol_applied_to_every_cell(bench, committed):
-    """Recompute the judgement from the stored values, without cells.py's judging: every cell of a row under the
-    row's one protocol; the stored counts per table, results.md and both READMEs print the same numbers."""
+def _miss_causes(causes: dict, data: dict, column: str, stat: str) -> list[str]:
+    """Independent of cells.py: the causes covering a missed cell of a stored row or listing (named in a cause's
+    `cells`, else by its TRIED entry or, with none, its metric, within the cause's "dataset references" pairs)."""
+    name = data.get("label") or data.get("metric") or data["name"]
+    named = [key for key, cause in causes.items() if (data["paper"], data["table"], name, column, stat) in cause.cells]
+    if named:
+        return named
+    if "metric" in data:
+        metric, pair = data["metric"], f"{data['dataset']} {data['references']}"
+    else:  # a listing: "metric(options) dataset references ..."
+        metric, words = data["config"].split("(")[0], data["config"].split(") ", 1)[-1].split()
+        pair = " ".join(words[:2])
+    return [key for key, cause in causes.items() if (not cause.data or pair in cause.data)
+            and (data["tried"] in cause.tried if data["tried"] else metric in cause.metrics)]
+
+
+def recomputed_counts(bench, committed) -> tuple[dict[tuple[str, str], dict[str, int]], dict[str, int]]:
+    """Independent of cells.py's judging: every stored cell judged under its row's one protocol (reproduced, slip,
+    uncovered, else a miss: explained when its one cause is `Located`), counted per (paper, table) with the total
+    as ("all", ""); and the misses per cause."""
     counts: dict[tuple[str, str], dict[str, int]] = {}
+    per_cause: dict[str, int] = {}
     protocols: dict[tuple[str, str, str], set[str]] = {}
     for item in committed["rows"] + committed["listings"]:
         data = item.get("row") or item["listing"]
-        printed = data["published"]
         stats = data.get("stats") or list(bench.published.LEVEL_STATS[data.get("level", "system")])
         name = data.get("label") or data.get("metric") or data["name"]
         protocols.setdefault((data["paper"], data["table"], name), set()).add(data["declared"])
         keys = data.get("columns") or stats
-        for k, published in enumerate(printed):
+        for k, published in enumerate(data["published"]):
             if published is None:
                 continue
-            count = counts.setdefault((data["paper"], data["table"]), {"cells": 0, "reproduced": 0, "slip": 0})
+            count = counts.setdefault((data["paper"], data["table"]), dict.fromkeys(
+                ("cells", "reproduced", "slip", "explained", "unexplained", "uncovered"), 0))
             count["cells"] += 1
-            if bench.cells.cell_equal(published, _declared_value(item, k)):
+            value = _declared_value(item, k)
+            if bench.cells.cell_equal(published, value):
                 count["reproduced"] += 1
             elif keys[k] in data["slips"]:
                 count["slip"] += 1
+            elif value is None and data.get("computable") is False:
+                count["uncovered"] += 1
+            else:
+                causes = _miss_causes(bench.switches.CAUSES, data, data.get("column") or keys[k], stats[k])
+                assert len(causes) == 1, (data["paper"], data["table"], name, keys[k], causes)
+                per_cause[causes[0]] = per_cause.get(causes[0], 0) + 1
+                located = isinstance(bench.switches.CAUSES[causes[0]].location, bench.switches.Located)
+                count["explained" if located else "unexplained"] += 1
     assert all(len(p) == 1 for p in protocols.values())  # no row mixes protocols
+    counts["all", ""] = {key: sum(c[key] for c in counts.values()) for key in next(iter(counts.values()))}
+    return counts, per_cause
+
+
+def test_headline_is_each_rows_protocol_applied_to_every_cell(bench, committed):
+    """Recompute the judgement from the stored values, without cells.py's judging: every cell of a row under the
+    row's one protocol, a miss explained only by a locating cause; the stored counts per table, the misses per cause,
+    results.md and both READMEs print the same numbers."""
+    counts, per_cause = recomputed_counts(bench, committed)
     summary = {(s["paper"], s["table"]): s for s in committed["summary"]}
+    assert set(counts) == set(summary)
     for key, count in counts.items():
         assert {k: summary[key][k] for k in count} == count, key
     total = summary["all", ""]
-    assert total["reproduced"] == sum(c["reproduced"] for c in counts.values())
+    assert {m["cause"]: m["cells"] for m in committed["misses"]} == per_cause
+    assert total["explained"] == sum(m["cells"] for m in committed["misses"] if m["status"] == "explained")
     assert committed["headline"] == bench.cells.headline(committed["summary"])
     results_md = (BENCH / "results.md").read_text(encoding="utf-8")
     assert committed["headline"] in results_md
@@ -187,47 +256,122 @@ def test_headline_is_each_rows_protocol_applied_to_every_cell(bench, committed):
                                                                                           committed["declared"])
     assert committed["headline"] in (BENCH / "README.md").read_text(encoding="utf-8").replace("\n", " ")
     root = (BENCH.parent.parent / "README.md").read_text(encoding="utf-8").replace("\n", " ")
-    assert f"{total['reproduced']} of the {total['covered']} covered cells" in root
+    assert (f"{total['reproduced']} of the {total['covered']} covered cells ({share(total)}) are reproduced, "
+            f"{total['slip']} are paper slips, {total['explained']} explained misses and {total['unexplained']} "
+            "unexplained") in root
+    table = readme_headline()
+    assert set(table) == set(counts)
     for key, count in counts.items():
-        if key in readme_reproduced():
-            assert readme_reproduced()[key] == (summary[key]["covered"], count["reproduced"]), key
+        row = table[key]
+        assert (row["covered"], row["reproduced"], row["slip"], row["explained miss"], row["unexplained"]) == (
+            count["cells"] - count["uncovered"], count["reproduced"], count["slip"], count["explained"],
+            count["unexplained"]), key
+        assert row["of them under a declared switch"] == summary[key]["under_switch"], key
+        assert row["covered"] + row["not covered"] == row["model-free cells"] >= count["cells"], key
+    assert table["all", ""]["not covered"] == sum(n for reason, n in readme_compact("not covered, by reason").items()
+                                                 if reason != "**all**") == readme_compact("not covered, by reason")[
+        "**all**"]
+    explained = readme_compact("explained misses, by cause")
+    assert explained.pop("**all**") == total["explained"] == sum(explained.values())
+    assert explained == {f"`{key}`": n for key, n in per_cause.items()
+                         if isinstance(bench.switches.CAUSES[key].location, bench.switches.Located)}
+
+
+def share(total: dict) -> str:
+    return f"{100 * total['reproduced'] / total['covered']:.1f} %"
+
+
+def readme_headline() -> dict[tuple[str, str], dict[str, int]]:
+    """The README's "Counts" table: each column's number per (paper, table), its **all** line as ("all", "")."""
+    text = (BENCH / "README.md").read_text(encoding="utf-8").split("## Counts", 1)[1]
+    block = next(b for b in text.split("\n\n") if b.startswith("| paper"))
+    header = [c.strip() for c in block.splitlines()[0].strip("|").split("|")]
+    out = {}
+    for line in block.splitlines()[2:]:
+        cells = [c.strip() for c in line.strip("|").split("|")]
+        key = ("all", "") if cells[0] == "**all**" else (cells[0], cells[1])
+        out[key] = {name: int(cell) for name, cell in zip(header[2:], cells[2:])}
+    return out
+
+
+def readme_compact(title: str) -> dict[str, int]:
+    """A two-column table of the README's "Counts" section whose header starts with `title`: its first column's
+    names and second column's numbers (the leading number where the cell says more)."""
+    text = (BENCH / "README.md").read_text(encoding="utf-8").split("## Counts", 1)[1].split("\n## ", 1)[0]
+    block = next(b for b in text.split("\n\n") if b.startswith(f"| {title} |"))
+    return {line.strip("|").split("|")[0].strip(): int(line.strip("|").split("|")[1].split()[0])
+            for line in block.splitlines()[2:]}
 
 
 def test_readme_coverage_table_agrees_with_the_stored_counts(committed):
     """benchmarks/meta_eval/README.md, "Coverage": per paper and table, covered and reproduced as stored, and the
     printed model-free cells at least the covered ones."""
-    section = (BENCH / "README.md").read_text(encoding="utf-8").split("## Coverage", 1)[1]
-    text = next(block for block in section.split("\n\n") if block.startswith("| paper"))
     summary = {(s["paper"], s["table"]): s for s in committed["summary"]}
-    seen = set()
-    for line in text.splitlines()[2:]:
-        paper, table, printed, covered, reproduced = [c.strip() for c in line.strip("|").split("|")][:5]
-        key = ("all", "") if paper == "**all**" else (paper, table)
-        assert (int(covered), int(reproduced)) == (summary[key]["covered"], summary[key]["reproduced"]), key
-        assert int(printed) >= int(covered)
-        seen.add(key)
-    assert seen == set(summary)
+    coverage = readme_coverage()
+    for key, (printed, covered, reproduced) in coverage.items():
+        assert (covered, reproduced) == (summary[key]["covered"], summary[key]["reproduced"]), key
+        assert printed >= covered
+    assert set(coverage) == set(summary)
 
 
-def test_every_unexplained_cell_has_one_likely_cause_and_its_closest_protocol(bench, committed):
-    """results.json's `misses` are today's grouping of the committed cells: every unexplained cell in exactly one
-    `CAUSES` group, with the computed protocol nearest the printed value, never farther than the declared one; the
-    README prints the same cause table."""
+def test_readme_protocol_table_agrees_with_the_stored_counts(committed):
+    """benchmarks/meta_eval/README.md's table per declared protocol prints results.json's `protocols`."""
+    text = (BENCH / "README.md").read_text(encoding="utf-8")
+    block = next(b for b in text.split("\n\n") if b.startswith("| protocol | rows |"))
+    header = [c.strip() for c in block.splitlines()[0].strip("|").split("|")]
+    columns = {"explained miss": "explained", "not covered": "uncovered"}
+    printed = [dict(zip(header, [c.strip() for c in line.strip("|").split("|")])) for line in block.splitlines()[2:]]
+    assert [p["protocol"] for p in printed] == [f"`{s['protocol']}`" for s in committed["protocols"]]
+    for line, stored in zip(printed, committed["protocols"]):
+        assert {k: int(v) for k, v in line.items() if k != "protocol"} == {
+            k: stored[columns.get(k, k)] for k in header[1:]}, line
+
+
+def test_every_missed_cell_has_one_cause_and_its_closest_protocol(bench, committed):
+    """results.json's `misses` are today's grouping of the committed cells: every missed cell (explained or
+    unexplained) in exactly one `CAUSES` group, with its status and the computed protocol nearest the printed value,
+    never farther than the declared one; results.md and the README print the same cause table."""
     misses = bench.cells.misses_by_cause(committed["cells"])
     assert committed["misses"] == json.loads(json.dumps(misses))
-    unexplained = [c for c in committed["cells"] if c["status"] == "unexplained"]
-    assert sum(m["cells"] for m in misses) == len(unexplained) == committed["summary"][-1]["unexplained"]
+    missed = [c for c in committed["cells"] if c["status"] in ("explained", "unexplained")]
+    total = committed["summary"][-1]
+    assert sum(m["cells"] for m in misses) == len(missed) == total["explained"] + total["unexplained"]
     members = [c for m in misses for c in m["members"]]
-    assert len(members) == len(unexplained)
+    assert len(members) == len(missed)
+    for m in misses:
+        assert {c["status"] for c in m["members"]} == {m["status"]}, m["cause"]
     for member in members:
         near = member["closest"]
         if near["difference"] is not None:
             assert near["difference"] <= abs(float(member["value"]) - float(member["published"])) + 1e-12, member
-    readme = (BENCH / "README.md").read_text(encoding="utf-8")
-    assert "\n".join(bench.cells.cause_table(misses)) in readme
-    cell = dict(unexplained[0], tried_key="no-such-entry")
+    table = "\n".join(bench.cells.cause_table(misses))
+    assert table in (BENCH / "README.md").read_text(encoding="utf-8")
+    assert table in (BENCH / "results.md").read_text(encoding="utf-8")
+    cell = dict(missed[0], tried_key="no-such-entry")
     with pytest.raises(ValueError, match="0 causes in CAUSES"):
         bench.cells.miss_cause(cell)
+
+
+def test_every_explained_miss_has_a_located_cause_and_every_cause_covers_a_cell(bench, committed):
+    """An explained miss's cause says where the difference lies and by what evidence; a cause that does not locate
+    it says why not and leaves its cells unexplained; every cause covers at least one committed cell, and each
+    cell's stored cause is its cause today."""
+    causes = bench.switches.CAUSES
+    for key, cause in causes.items():
+        if isinstance(cause.location, bench.switches.Located):
+            assert cause.location.where.strip() and len(cause.location.evidence) > 80, key
+        else:
+            assert isinstance(cause.location, bench.switches.NotLocated) and len(cause.location.why) > 80, key
+        assert cause.explains == isinstance(cause.location, bench.switches.Located)
+    covered = {c["cause"] for c in committed["cells"] if c["status"] in ("explained", "unexplained")}
+    assert covered == set(causes)
+    for cell in committed["cells"]:
+        if cell["status"] in ("explained", "unexplained"):
+            assert cell["cause"] == bench.cells.miss_cause(cell), cell
+            assert causes[cell["cause"]].explains == (cell["status"] == "explained"), cell
+        else:
+            assert cell["cause"] == "", cell
+    assert any(causes[k].explains for k in covered) and not all(causes[k].explains for k in covered)
 
 
 def test_unique_computations_count_a_computation_printed_twice_once(bench, committed):
@@ -237,13 +381,23 @@ def test_unique_computations_count_a_computation_printed_twice_once(bench, commi
             "row": "M2", "column": "EW", "status": "reproduced"}
     twice = [cell, dict(cell, table="other"), dict(cell, stat="ρ", status="unexplained"),
              dict(cell, human="", row="AMU", column="rank"), dict(cell, status="uncovered", config="x")]
-    assert bench.cells.unique_computations(twice) == {"covered": 3, "reproduced": 2, "cells": 4}
+    assert bench.cells.unique_computations(twice) == {"covered": 3, "reproduced": 2, "slip": 0, "explained": 0,
+                                                      "unexplained": 1, "cells": 4}
     assert bench.cells.unique_computations(twice[:2] + [dict(cell, status="slip")]) == {
-        "covered": 1, "reproduced": 0, "cells": 3}
+        "covered": 1, "reproduced": 0, "slip": 1, "explained": 0, "unexplained": 0, "cells": 3}
+    copies = [dict(cell, status="explained"), dict(cell, status="slip"), dict(cell, stat="ρ", status="explained"),
+              dict(cell, stat="ρ", status="unexplained")]
+    assert bench.cells.unique_computations(copies) == {"covered": 2, "reproduced": 0, "slip": 0, "explained": 1,
+                                                       "unexplained": 1, "cells": 4}
     unique = bench.cells.unique_computations(committed["cells"])
     assert committed["unique_computations"] == unique
-    assert (f"{unique['reproduced']} of the {unique['covered']} unique computations behind the\n{unique['cells']} "
-            "covered cells") in (BENCH / "README.md").read_text(encoding="utf-8")
+    assert unique["covered"] == sum(unique[s] for s in ("reproduced", "slip", "explained", "unexplained"))
+    table = "\n".join(bench.cells.unique_table(unique))
+    assert table in (BENCH / "README.md").read_text(encoding="utf-8")
+    assert table in (BENCH / "results.md").read_text(encoding="utf-8")
+    explained = "\n".join(bench.cells.explained_by_cause(committed["misses"]))
+    assert explained in (BENCH / "README.md").read_text(encoding="utf-8")
+    assert explained in (BENCH / "results.md").read_text(encoding="utf-8")
 
 
 #: The commit from which on every row's protocol must be committed before its scores (README, "Protocol before
@@ -307,9 +461,10 @@ def test_every_committed_cell_has_one_status_under_its_rows_protocol(bench, comm
             assert bench.cells.cell_equal(cell["published"], cell["value"]), cell
         elif cell["status"] == "slip":
             assert cell["slip"]["shown"] and not bench.cells.cell_equal(cell["published"], cell["value"]), cell
-        elif cell["status"] == "unexplained":
-            assert cell["note"].startswith("unexplained: ") and cell["value"] is None or \
-                not bench.cells.cell_equal(cell["published"], cell["value"]), cell
+        elif cell["status"] in ("explained", "unexplained"):
+            prefix = "explained miss (cause " if cell["status"] == "explained" else "unexplained: "
+            assert cell["note"].startswith(prefix), cell
+            assert cell["value"] is None or not bench.cells.cell_equal(cell["published"], cell["value"]), cell
         assert cell["protocol"] not in cell["exploration"]
 
 
@@ -317,35 +472,36 @@ def test_cells_rebuild_from_committed_rows(bench, committed):
     assert bench.cells.all_cells(committed) == committed["cells"]
 
 
-def readme_counts() -> dict[tuple[str, str], int]:
-    """The cells per (paper, table) of the README's "Counts" table, its **all** line as ("all", "")."""
-    text = (BENCH / "README.md").read_text(encoding="utf-8").split("## Counts", 1)[1].split("\n\n", 2)[1]
-    counts = {}
-    for line in text.splitlines()[2:]:
-        paper, table, cells = [c.strip() for c in line.strip("|").split("|")][:3]
-        counts["all" if paper == "**all**" else paper, table] = int(cells)
-    return counts
-
-
-def readme_reproduced() -> dict[tuple[str, str], tuple[int, int]]:
-    """(covered, reproduced) per (paper, table) of the README's "Counts" table."""
-    text = (BENCH / "README.md").read_text(encoding="utf-8").split("## Counts", 1)[1].split("\n\n", 2)[1]
-    out = {}
-    for line in text.splitlines()[2:]:
-        paper, table, _, covered, reproduced = [c.strip() for c in line.strip("|").split("|")][:5]
-        out["all" if paper == "**all**" else paper, table] = (int(covered), int(reproduced))
-    return out
-
-
-def test_published_files_hold_the_cells_the_readme_counts(bench):
+def test_published_files_hold_the_cells_the_readme_counts(bench, committed):
+    """The README's "Counts" table counts every model-free printed cell: those of published/*.json (covered, or
+    entered without data) and the ones left out (not covered); its columns add up line by line and down to **all**,
+    and its printed cells are the "Coverage" table's."""
     counts: dict[tuple[str, str], int] = {}
     for row in bench.published.rows():
         counts[row.paper, row.table] = counts.get((row.paper, row.table), 0) + sum(p is not None for p in row.published)
     for item in bench.published.listings():
         counts[item.paper, item.table] = counts.get((item.paper, item.table), 0) + len(item.published)
     counts["all", ""] = sum(counts.values())
-    assert counts == readme_counts()
-    assert readme_counts()["all", ""] == sum(n for key, n in readme_counts().items() if key != ("all", ""))
+    table = readme_headline()
+    summary = {(s["paper"], s["table"]): s for s in committed["summary"]}
+    assert set(counts) == set(table)
+    for key, row in table.items():
+        assert counts[key] - summary[key]["uncovered"] == row["covered"], key
+        assert row["covered"] == row["reproduced"] + row["slip"] + row["explained miss"] + row["unexplained"], key
+        assert row["model-free cells"] == readme_coverage()[key][0], key
+    for column in table["all", ""]:
+        assert table["all", ""][column] == sum(row[column] for key, row in table.items() if key != ("all", ""))
+
+
+def readme_coverage() -> dict[tuple[str, str], tuple[int, int, int]]:
+    """(model-free cells printed, covered, reproduced) per (paper, table) of the README's "Coverage" table."""
+    section = (BENCH / "README.md").read_text(encoding="utf-8").split("## Coverage", 1)[1]
+    text = next(block for block in section.split("\n\n") if block.startswith("| paper"))
+    out = {}
+    for line in text.splitlines()[2:]:
+        paper, table, printed, covered, reproduced = [c.strip() for c in line.strip("|").split("|")][:5]
+        out[("all", "") if paper == "**all**" else (paper, table)] = (int(printed), int(covered), int(reproduced))
+    return out
 
 
 def test_published_files_are_well_formed(bench):

@@ -1,9 +1,12 @@
 """Cell judging and the results table: every printed cell judged under its row's declared protocol (reproduced,
-unexplained, paper slip or uncovered), the counts, the exploration of the other switches, and results.md.
+paper slip, explained miss, unexplained or uncovered), the counts, the exploration of the other switches, and
+results.md.
 
 A cell is equal at 3 decimals (correlations) or at the printed precision (listing cells). Its row declares one
 protocol before anything is scored (`published/*.json`, "declared"): the base or one switch, and every cell of the
-row is judged under it, hits and misses. The other switches tried on the cell are exploration: shown, never counted.
+row is judged under it, hits and misses. A miss is an explained miss when its cause (`CAUSES`) locates the
+difference, else unexplained; either way it is not reproduced. The other switches tried on the cell are exploration:
+shown, never counted.
 """
 
 from __future__ import annotations
@@ -13,7 +16,7 @@ from decimal import ROUND_HALF_UP, Decimal
 from typing import Callable, Iterable, Sequence
 
 from published import Listing, listing_from_dict, row_from_dict, run_name
-from switches import CAUSES, SWITCHES, TRIED
+from switches import CAUSES, SWITCHES, TRIED, Located
 
 
 def same_3dp(a: float | None, b: float | None) -> bool:
@@ -38,7 +41,9 @@ def cell_equal(published: str | float | None, value: str | float | None) -> bool
     return printed_equal(published, value) if isinstance(published, str) else same_3dp(published, value)
 
 
-STATUSES = ("reproduced", "slip", "unexplained", "uncovered")
+STATUSES = ("reproduced", "slip", "explained", "unexplained", "uncovered")
+#: The statuses of a covered cell that is neither reproduced nor a paper slip.
+MISSES = ("explained", "unexplained")
 
 
 def declared_value(declared: str, base: str | float | None, switch_values: dict) -> tuple[str | float | None, bool]:
@@ -53,8 +58,9 @@ def declared_value(declared: str, base: str | float | None, switch_values: dict)
 def judged_cell(head: dict, published: str | float, base: str | float | None, switch_values: dict, declared: str,
                 slip: dict | None, fmt: Callable, tried_key: str, tail: dict, computable: bool = True) -> dict:
     """One cell's entry under its row's declared protocol: reproduced (equal), a paper slip (named in the published
-    data and shown by its evidence value, `slip["value"]`), uncovered (no data for the protocol) or unexplained. The
-    other switches' values are the cell's `exploration`; an unexplained cell lists them and what else was tried."""
+    data and shown by its evidence value, `slip["value"]`), uncovered (no data for the protocol), else a miss: an
+    explained miss when its cause (`cause_of`) locates the difference, unexplained otherwise. The other switches'
+    values are the cell's `exploration`; a miss lists them, its cause and what else was tried."""
     value, applies = declared_value(declared, base, switch_values)
     exploration = {name: v for name, v in switch_values.items() if name != declared}
     shown = slip is not None and slip_holds(published, slip)
@@ -66,24 +72,34 @@ def judged_cell(head: dict, published: str | float, base: str | float | None, sw
         status = "slip"
     else:
         status = "unexplained"
+    cause = cause_of({**head, **tail, "tried_key": tried_key}) if status == "unexplained" else None
+    if cause is not None and CAUSES[cause].explains:
+        status = "explained"
     note = short = ""
     if status == "slip":
         note = short = f"{slip['kind']}: {slip['evidence']} ({_slip_source(slip)} → {fmt(slip['value'])})"
     elif status == "uncovered":
         note = short = "not covered: no data on disk for the declared protocol"
-    elif status == "unexplained":
+    elif status in MISSES:
         parts = [f"{name} → {fmt(v)}" for name, v in exploration.items()]
         if slip is not None:
             parts.insert(0, f"named a paper slip ({slip['kind']}), but {_slip_source(slip)} gives "
                             f"{fmt(slip['value'])}")
-        note = "unexplained: " + "; ".join(parts + [TRIED.get(tried_key, "")]).strip("; ")
+        location = CAUSES[cause].location if cause else None
+        if isinstance(location, Located):
+            lead, after = f"explained miss (cause `{cause}`, located in {location.where}): ", []
+        else:
+            lead, after = "unexplained: ", [f"cause `{cause}` (not located)"] if cause else []
+        note = lead + "; ".join(parts + after + [TRIED.get(tried_key, "")]).strip("; ")
         link = [f"tried: [{tried_key}](#tried-{tried_key})"] if tried_key else []
-        short = "unexplained: " + "; ".join(parts + link)
+        short = ("explained miss: " if status == "explained" else "unexplained: ") + "; ".join(
+            ([f"cause [{cause}](#cause-{cause})"] if cause else []) + parts + link)
     return {**head, "published": published, "ours": base, "equal": cell_equal(published, base),
             "protocol": declared, "applies": applies, "value": value, "status": status,
             "slip": {**slip, "shown": shown} if slip is not None else None, "exploration": exploration,
             "explored_equal": sorted(name for name, v in exploration.items() if cell_equal(published, v)),
-            "note": note, "tried_key": tried_key if status == "unexplained" else "", "short_note": short, **tail}
+            "note": note, "tried_key": tried_key if status in MISSES else "", "cause": cause or "",
+            "short_note": short, **tail}
 
 
 def slip_holds(published: str | float, slip: dict) -> bool:
@@ -244,49 +260,100 @@ def closest_protocol(cell: dict) -> dict:
     return {"protocol": name, "value": numbers[name], "difference": abs(numbers[name] - printed)}
 
 
+def _metric_and_data(config: str) -> tuple[str, str]:
+    """A configuration's metric and its "dataset references" pair (unchanged-reference exclusion left out; "" when
+    the configuration names none)."""
+    metric = config.split("(", 1)[0].split(" ", 1)[0]
+    words = config.split(") ", 1)[1].split() if ") " in config else []
+    return metric, (f"{words[0]} {words[1].removesuffix('-changed')}" if len(words) >= 2 else "")
+
+
+def _causes_of(cell: dict) -> list[str]:
+    """The `CAUSES` entries that cover a missed cell: those naming it in `cells`, else those matching its `TRIED`
+    entry (or, with none, its metric) within their `data`."""
+    key = (cell["paper"], cell["table"], cell["row"], cell["column"], cell["stat"])
+    named = [name for name, cause in CAUSES.items() if key in cause.cells]
+    if named:
+        return named
+    metric, data = _metric_and_data(cell["config"])
+    return [name for name, cause in CAUSES.items()
+            if (not cause.data or data in cause.data)
+            and ((cell["tried_key"] and cell["tried_key"] in cause.tried)
+                 or (not cell["tried_key"] and metric in cause.metrics))]
+
+
+def _no_single_cause(cell: dict, found: Sequence[str]) -> ValueError:
+    metric, data = _metric_and_data(cell["config"])
+    return ValueError(f"missed cell {cell['paper']} {cell['table']} {cell['row']} {cell['column']} {cell['stat']} "
+                      f"has {len(found)} causes in CAUSES (tried {cell['tried_key']!r}, metric {metric!r}, data "
+                      f"{data!r}); it needs exactly one")
+
+
+def cause_of(cell: dict) -> str | None:
+    """The `CAUSES` entry of a missed cell, None when no cause covers it (the cell stays unexplained; `miss_cause`
+    fails on it); more than one is an error."""
+    found = _causes_of(cell)
+    if len(found) > 1:
+        raise _no_single_cause(cell, found)
+    return found[0] if found else None
+
+
 def miss_cause(cell: dict) -> str:
-    """The `CAUSES` entry of an unexplained cell: by its `TRIED` entry, else by its metric."""
-    metric = cell["config"].split("(", 1)[0].split(" ", 1)[0]
-    found = [key for key, cause in CAUSES.items()
-             if (cell["tried_key"] and cell["tried_key"] in cause.tried)
-             or (not cell["tried_key"] and metric in cause.metrics)]
+    """The `CAUSES` entry of a missed cell; every missed cell of the results has exactly one."""
+    found = _causes_of(cell)
     if len(found) != 1:
-        raise ValueError(f"unexplained cell {cell['paper']} {cell['table']} {cell['row']} {cell['column']} "
-                         f"{cell['stat']} has {len(found)} causes in CAUSES (tried {cell['tried_key']!r}, "
-                         f"metric {metric!r}); it needs exactly one")
+        raise _no_single_cause(cell, found)
     return found[0]
 
 
 def misses_by_cause(cells: Sequence[dict]) -> list[dict]:
-    """Every unexplained cell with its closest protocol and difference, grouped by likely cause (`CAUSES`
-    order)."""
+    """Every missed cell (explained or unexplained) with its closest protocol and difference, grouped by cause
+    (`CAUSES` order); a group's `status` is its cells' status ("explained" when the cause locates the difference)."""
     groups: dict[str, list[dict]] = {key: [] for key in CAUSES}
     for c in cells:
-        if c["status"] == "unexplained":
+        if c["status"] in MISSES:
             groups[miss_cause(c)].append({"paper": c["paper"], "table": c["table"], "row": c["row"],
                                           "column": c["column"], "stat": c["stat"], "published": c["published"],
-                                          "value": c["value"], "protocol": c["protocol"],
+                                          "value": c["value"], "protocol": c["protocol"], "status": c["status"],
                                           "closest": closest_protocol(c)})
     out = []
     for key, members in groups.items():
         if not members:
             continue
         differences = [m["closest"]["difference"] for m in members if m["closest"]["difference"] is not None]
-        out.append({"cause": key, "title": CAUSES[key].title, "cells": len(members),
+        out.append({"cause": key, "title": CAUSES[key].title,
+                    "status": "explained" if CAUSES[key].explains else "unexplained", "cells": len(members),
                     "within_0.001": sum(d <= 0.0015 for d in differences),
                     "largest_difference": max(differences, default=None), "members": members})
     return out
 
 
+def location_text(key: str) -> str:
+    """A cause's location as the tables print it: where and by what evidence, or why it is not located."""
+    location = CAUSES[key].location
+    if isinstance(location, Located):
+        return f"**located** in {location.where}: {location.evidence}"
+    return f"**not located**: {location.why}"
+
+
 def cause_table(misses: Sequence[dict]) -> list[str]:
     """The Markdown table of `misses_by_cause` groups (results.md and the README print it)."""
-    lines = ["| cause | cells | off by one in the last digit (≤ .0015) | largest difference | evidence | "
-             "what would settle it |", "|---|---|---|---|---|---|"]
+    lines = ["| cause | cells | status | off by one in the last digit (≤ .0015) | largest difference | evidence | "
+             "where the difference lies | what would settle it |", "|---|---|---|---|---|---|---|---|"]
     for m in misses:
         cause = CAUSES[m["cause"]]
         largest = "—" if m["largest_difference"] is None else f"{m['largest_difference']:.3f}"
-        lines.append(f"| **{cause.title}** (`{m['cause']}`) | {m['cells']} | {m['within_0.001']} | {largest} | "
-                     f"{cause.evidence} | {cause.needed} |")
+        lines.append(f'| <a id="cause-{m["cause"]}"></a>**{cause.title}** (`{m["cause"]}`) | {m["cells"]} | '
+                     f'{m["status"]} | {m["within_0.001"]} | {largest} | {cause.evidence} | '
+                     f'{location_text(m["cause"])} | {cause.needed} |')
+    return lines
+
+
+def explained_by_cause(misses: Sequence[dict]) -> list[str]:
+    """The compact Markdown table of explained misses per cause (results.md and the README print it)."""
+    lines = ["| explained misses, by cause | cells |", "|---|---|"]
+    lines += [f"| `{m['cause']}` | {m['cells']} |" for m in misses if m["status"] == "explained"]
+    lines.append(f"| **all** | {sum(m['cells'] for m in misses if m['status'] == 'explained')} |")
     return lines
 
 
@@ -299,25 +366,47 @@ def computation_key(cell: dict) -> tuple:
 
 
 def unique_computations(cells: Sequence[dict]) -> dict:
-    """Covered and reproduced cells with repeats counted once (a computation printed in two tables, or twice in
-    one)."""
-    covered: dict[tuple, bool] = {}
+    """Covered cells with repeats counted once (a computation printed in two tables, or twice in one), by status: a
+    computation is reproduced when every printed copy is, else it takes the status of its copies that comes last in
+    slip, explained, unexplained."""
+    order = ("reproduced", "slip", "explained", "unexplained")
+    covered: dict[tuple, str] = {}
     for c in cells:
         if c["status"] != "uncovered":
             key = computation_key(c)
-            covered[key] = covered.get(key, True) and c["status"] == "reproduced"
-    return {"covered": len(covered), "reproduced": sum(covered.values()),
+            covered[key] = max(covered.get(key, "reproduced"), c["status"], key=order.index)
+    return {"covered": len(covered), **{status: sum(s == status for s in covered.values()) for status in order},
             "cells": sum(c["status"] != "uncovered" for c in cells)}
 
 
+def unique_sentence(unique: dict) -> str:
+    """The unique-computation count as results.md and the README print it."""
+    return (f"{unique['reproduced']} of the {unique['covered']} unique computations behind the {unique['cells']} "
+            f"covered cells are reproduced ({100 * unique['reproduced'] / unique['covered']:.1f} %); "
+            f"{unique['slip']} are paper slips, {unique['explained']} explained misses and {unique['unexplained']} "
+            f"unexplained.")
+
+
+def unique_table(unique: dict) -> list[str]:
+    """The compact Markdown table of the unique computations by status (results.md and the README print it)."""
+    share = 100 * unique["reproduced"] / unique["covered"]
+    return ["| unique computations (repeats counted once) | computations |", "|---|---|",
+            f"| reproduced | {unique['reproduced']} of {unique['covered']} ({share:.1f} %) |",
+            f"| slip | {unique['slip']} |", f"| explained miss | {unique['explained']} |",
+            f"| unexplained | {unique['unexplained']} |",
+            f"| covered cells behind them | {unique['cells']} |"]
+
+
 def headline(summary: Sequence[dict]) -> str:
-    """The sentence results.md and the README print: reproduced of covered, slips, unexplained, uncovered."""
+    """The sentence results.md and the README print: reproduced of covered, slips, explained misses, unexplained,
+    and the cells of the published data that are not covered."""
     total = next(s for s in summary if s["paper"] == "all")
     share = 100 * total["reproduced"] / total["covered"]
     return (f"{total['reproduced']} of the {total['covered']} covered cells ({share:.1f} %) are reproduced under their "
             f"row's declared protocol ({total['under_base']} under the base, {total['under_switch']} under a "
-            f"declared switch); {total['slip']} are paper slips, {total['unexplained']} unexplained; "
-            f"{total['uncovered']} printed cells are not covered (no data on disk).")
+            f"declared switch); {total['slip']} are paper slips, {total['explained']} explained misses (their cause "
+            f"locates the difference), {total['unexplained']} unexplained; {total['uncovered']} cells entered in "
+            f"published/*.json have no data on disk (not covered).")
 
 
 def _fmt(value: str | float | None) -> str:
@@ -347,7 +436,10 @@ toolkit version it names, a data file's history). Every cell of the row is judge
 **reproduced** when the two are equal at 3 decimals (listing cells: the same name, or the same number at the printed
 number of decimals, e.g. 2 for CLEME2.0 Table 12's "0.45"), a **paper slip** when the published data names it as one
 (two exchanged cells, a row printed in another row's place, an average that is not the mean of its row) and the
-evidence shows it, **not covered** when the protocol has no data on disk, else **unexplained**. Other switches tried
+evidence shows it, **not covered** when the protocol has no data on disk, else a miss. A miss is an **explained
+miss** when its cause (section "Misses by cause", `CAUSES` in `switches.py`) locates the difference: evidence other
+than the cell's own printed value shows in which input or step the paper's computation differs from ours. Every
+other miss is **unexplained**. An explained miss is still a miss, never counted as reproduced. Other switches tried
 on a cell are **exploration** (section "Exploration"): their values are shown, never counted.
 
 Base protocol: GJG15 uses all 13 systems (INPUT included) and Chollampatt & Ng (2018)'s human files (`EW`, `TS` =
@@ -364,8 +456,8 @@ UOT-ERRANT Table 1's CLEME row: CLEME (v1) independent with the sentence scorer 
 (TP α=10 [2.5, 10], FP α=10 [0.25, 1], FN α=2 [0.75, 1.25]; `gecscore.meta_eval.cleme_length`), TrueSkill
 aggregation, like its ERRANT row; the paper's Japanese version prints the same ERRANT and CLEME cells (Official,
 E-Fluency, NE-Fluency). IMPARA-GED Table 2 (ERRANT only): SEEDA Base, Official, TrueSkill aggregation.
-Not covered: BN-10GEC (data not on disk), model-based rows (UOT-ERRANT, PT-M², PT-ERRANT, CLEME2.0-sim, IMPARA,
-SOME, ...), GLEU / SentGLEU / GREEN / GoToScorer / Scribendi (not in the meta-evaluation yet); see README.md,
+Not covered: BN-10GEC (data not on disk), CLEME2.0 Table 12's CLEME2.0-ind Score row (12 values for 13 systems),
+model-based rows (UOT-ERRANT, PT-M², PT-ERRANT, CLEME2.0-sim, IMPARA, SOME, Scribendi, ...); see README.md,
 "Coverage".
 """
 
@@ -377,26 +469,30 @@ def _cell_value(c: dict, value: str | float | None) -> str:
 def to_markdown(cells: Sequence[dict], rows: Sequence[dict]) -> str:
     """Counts, declared protocols, one table per paper and table, slips, exploration, what was tried."""
     summary = summarize(cells)
+    misses = misses_by_cause(cells)
+    unique = unique_computations(cells)
     lines = [HEADER, "## Counts (cells)", "", headline(summary), "",
-             "| paper | table | cells | covered | reproduced | of them under a switch | slip | unexplained |",
-             "|---|---|---|---|---|---|---|---|"]
+             "| paper | table | cells | covered | reproduced | of them under a switch | slip | explained miss | "
+             "unexplained | not covered |", "|---|---|---|---|---|---|---|---|---|---|"]
     for s in summary:
         name = "**all**" if s["paper"] == "all" else s["paper"]
         lines.append(f"| {name} | {s['table']} | {s['cells']} | {s['covered']} | {s['reproduced']} | "
-                     f"{s['under_switch']} | {s['slip']} | {s['unexplained']} |")
-    lines += ["", "## Declared protocols", "",
+                     f"{s['under_switch']} | {s['slip']} | {s['explained']} | {s['unexplained']} | "
+                     f"{s['uncovered']} |")
+    lines += ["", *explained_by_cause(misses), "", *unique_table(unique), "",
+              "## Declared protocols", "",
               "Per declared protocol, over all the rows that declare it: every cell of those rows, hits and misses.",
-              "", "| protocol | rows | cells | reproduced | slip | unexplained | not covered | evidence |",
-              "|---|---|---|---|---|---|---|---|"]
+              "", "| protocol | rows | cells | reproduced | slip | explained miss | unexplained | not covered | "
+              "evidence |", "|---|---|---|---|---|---|---|---|---|"]
     for s in protocol_summary(rows):
         evidence = " / ".join(s["evidence"])
         lines.append(f"| `{s['protocol']}` | {s['rows']} | {s['cells']} | {s['reproduced']} | {s['slip']} | "
-                     f"{s['unexplained']} | {s['uncovered']} | {evidence} |")
-    lines += ["", "Per row:", "", "| paper | table | row | protocol | cells | reproduced | slip | unexplained |",
-              "|---|---|---|---|---|---|---|---|"]
+                     f"{s['explained']} | {s['unexplained']} | {s['uncovered']} | {evidence} |")
+    lines += ["", "Per row:", "", "| paper | table | row | protocol | cells | reproduced | slip | explained miss | "
+              "unexplained |", "|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
         lines.append(f"| {r['paper']} | {r['table']} | {r['row']} | `{r['protocol']}` | {r['cells']} | "
-                     f"{r['reproduced']} | {r['slip']} | {r['unexplained']} |")
+                     f"{r['reproduced']} | {r['slip']} | {r['explained']} | {r['unexplained']} |")
     lines.append("")
     groups: dict[tuple[str, str], list[dict]] = {}
     for cell in cells:
@@ -415,7 +511,7 @@ def to_markdown(cells: Sequence[dict], rows: Sequence[dict]) -> str:
     slips = [c for c in cells if c["slip"] is not None]
     if slips:
         lines += ["## Paper slips", "", "Named in the published data (`slips`), shown by the evidence value; counted "
-                  "neither as reproduced nor as unexplained.", "",
+                  "neither as reproduced nor as a miss.", "",
                   "| paper | table | row | column | stat | published | kind | evidence | shown by | value | status |",
                   "|---|---|---|---|---|---|---|---|---|---|---|"]
         for c in slips:
@@ -438,38 +534,36 @@ def to_markdown(cells: Sequence[dict], rows: Sequence[dict]) -> str:
     for name, switch in SWITCHES.items():
         lines.append(f"| `{name}` | {switch.description} |")
     lines.append("")
-    unique = unique_computations(cells)
     lines += ["## Unique computations", "",
               f"Some computations are printed more than once (PT-M2 Table 5 and CLEME2.0 Table 1 share their "
               f"CoNLL-2014 columns, the UOT-ERRANT paper's Japanese version repeats its cells, CLEME2.0 Table 10 "
               f"repeats Table 1's CLEME rows). Counted once each (same configuration, protocol, statistic and human "
-              f"score or listing cell; reproduced when every printed copy is): {unique['reproduced']} of "
-              f"{unique['covered']} unique computations are reproduced "
-              f"({100 * unique['reproduced'] / unique['covered']:.1f} %), for {unique['cells']} covered cells.", ""]
-    misses = misses_by_cause(cells)
+              f"score or listing cell; reproduced when every printed copy is, else the status of its copies that "
+              f"comes last in slip, explained miss, unexplained): {unique_sentence(unique)}", ""]
     if misses:
-        lines += ["## Misses by likely cause", "",
-                  "Every unexplained cell in one group (`CAUSES` in `switches.py`), with the computed protocol nearest "
+        lines += ["## Misses by cause", "",
+                  "Every missed cell in one group (`CAUSES` in `switches.py`), with the computed protocol nearest "
                   "the printed value (the base, the row's declared protocol or an explored switch) and the "
-                  "difference. A cause is evidence for why the cells miss, not a reproduction: the cells stay "
-                  "unexplained.", "",
+                  "difference. A cause whose evidence locates the difference (an input or step, shown by evidence "
+                  "other than the cells' own printed values) makes its cells explained misses; the others stay "
+                  "unexplained. Neither is a reproduction.", "",
                   *cause_table(misses)]
-        lines += ["", "| cause | paper | table | row | column | stat | published | declared value | closest protocol "
-                  "| its value | difference |", "|---|---|---|---|---|---|---|---|---|---|---|"]
+        lines += ["", "| cause | status | paper | table | row | column | stat | published | declared value | closest "
+                  "protocol | its value | difference |", "|---|---|---|---|---|---|---|---|---|---|---|---|"]
         for m in misses:
             for c in m["members"]:
                 near = c["closest"]
                 difference = "—" if near["difference"] is None else f"{near['difference']:.3f}"
-                lines.append(f"| `{m['cause']}` | {c['paper']} | {c['table']} | {c['row']} | {c['column']} | "
-                             f"{c['stat']} | {_fmt(c['published'])} | {_cell_value(c, c['value'])} | "
-                             f"`{near['protocol']}` | {_cell_value(c, near['value'])} | {difference} |")
+                lines.append(f"| `{m['cause']}` | {c['status']} | {c['paper']} | {c['table']} | {c['row']} | "
+                             f"{c['column']} | {c['stat']} | {_fmt(c['published'])} | {_cell_value(c, c['value'])} "
+                             f"| `{near['protocol']}` | {_cell_value(c, near['value'])} | {difference} |")
         lines.append("")
     used = {c["tried_key"] for c in cells if c["tried_key"]}
     if used:
-        lines += ["## What was tried (unexplained cells)", "",
-                  "Each unexplained cell links here; its JSON `note` has the same text in full. These entries say what "
-                  "was computed and what it gave, not what the cause is. The numbers come from `probes.py` "
-                  "(`probes.md`) unless stated.", ""]
+        lines += ["## What was tried (missed cells)", "",
+                  "Each missed cell links here; its JSON `note` has the same text in full. These entries say what "
+                  "was computed and what it gave; the cause is in \"Misses by cause\". The numbers come from "
+                  "`probes.py` (`probes.md`) unless stated.", ""]
         for key in TRIED:
             if key in used:
                 n = sum(c["tried_key"] == key for c in cells)

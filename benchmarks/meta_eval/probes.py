@@ -1,4 +1,4 @@
-"""Protocol probes behind the 'unexplained' notes of results.md: what was tried, with the numbers it gave.
+"""Protocol probes behind the notes of results.md's missed cells: what was tried, with the numbers it gave.
 
     .venv/bin/python benchmarks/meta_eval/probes.py --data ../shared/data --out benchmarks/meta_eval
 
@@ -402,8 +402,9 @@ def main(argv: list[str] | None = None) -> int:
     started = time.time()
     sections = args.only or ["sn8gec", "edits", "seeda", "senterrant", "cleme-prf"]
     lines = ["# Protocol probes (benchmarks/meta_eval/probes.py)", "",
-             "What was tried for the cells results.md marks 'unexplained', with the values each probe gives. A probe "
-             "that reproduces published cells is a switch in run.py; these did not (or only partly, as stated).", ""]
+             "What was tried for the cells results.md marks as misses (explained or unexplained), with the values each "
+             "probe gives. A probe that reproduces published cells is a switch in run.py; these did not (or only "
+             "partly, as stated).", ""]
     record = {}
     for section, function in (("sn8gec", lambda: sn8gec_m2(args.data, cache)),
                               ("edits", lambda: reference_edit_counts(args.data, cache.directory)),

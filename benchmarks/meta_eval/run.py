@@ -6,8 +6,9 @@ writes `results.md` and `results.json`: one entry per *cell* (one printed r, ρ,
 tables one printed system name, rank difference, count or score) with the published value and ours under the row's
 declared protocol. Each paper row declares one protocol in `published/*.json` (the base or one switch of `SWITCHES`,
 with its evidence) before anything is scored, and every cell of the row is judged under it: reproduced, a paper
-slip (named in the published data, shown by its evidence), not covered (no data on disk) or unexplained. The other
-switches tried on a cell are exploration: listed with their values, never counted. Counts are per paper and table,
+slip (named in the published data, shown by its evidence), not covered (no data on disk), an explained miss (its
+cause in `CAUSES` locates the difference) or unexplained. The other switches tried on a cell are exploration: listed
+with their values, never counted. Counts are per paper and table,
 in cells. Sentence scores go through the meta-evaluation cache (`--cache-dir`, default `$GECSCORE_CACHE/meta_eval`
 or `~/.cache/gecscore/meta_eval`), so a second run only re-aggregates. `--from-json results.json` re-judges a
 previous run's values under today's declared protocols without scoring anything. Published values are typed from
@@ -138,7 +139,7 @@ def main(argv: list[str] | None = None) -> int:
     (args.out / "results.md").write_text(to_markdown(cells, declared), encoding="utf-8")
     for s in payload["summary"]:
         print(f"{s['paper']} {s['table']}: {s['cells']} cells, {s['covered']} covered, {s['reproduced']} reproduced, "
-              f"{s['slip']} slips, {s['unexplained']} unexplained")
+              f"{s['slip']} slips, {s['explained']} explained misses, {s['unexplained']} unexplained")
     print(f"wall time {time.time() - started:.0f}s", file=sys.stderr)
     return 0
 

@@ -1,7 +1,8 @@
 """The switches: named, documented changes of a row's or listing's base protocol, and what else was tried.
 
 A switch counts for a cell only if its value equals the published one (results.md, "Switches"); `TRIED` holds the
-text that an unexplained cell links to. The evaluator is passed to each switch, so this module needs no import of it.
+text that a missed cell links to, `CAUSES` the causes of the missed cells and whether each locates the difference.
+The evaluator is passed to each switch, so this module needs no import of it.
 """
 
 from __future__ import annotations
@@ -301,29 +302,77 @@ TRIED = {
 
 
 @dataclass(frozen=True)
+class Located:
+    """Where the paper's computation differs from ours, an input or a step, and the evidence that shows it; none of
+    the evidence is the missed cells' own printed values."""
+
+    where: str
+    evidence: str
+
+
+@dataclass(frozen=True)
+class NotLocated:
+    """A cause whose evidence does not show in which input or step the paper's computation differs, and why not."""
+
+    why: str
+
+
+@dataclass(frozen=True)
 class Cause:
-    """A likely cause shared by unexplained cells: the cells it covers (by their `TRIED` entry, or by metric for
-    cells with none), the evidence for it that does not come from those cells' printed values, and what would
-    settle it. A cause never changes a cell's status: the cells stay unexplained until a declared protocol
-    reproduces them."""
+    """A cause shared by missed cells: the cells it covers (by their `TRIED` entry, or by metric for cells with none;
+    `data` limits both to some "dataset references" pairs, and `cells` names single cells, which belong to this cause
+    whatever their entry), the evidence for it, what would settle it, and `location`: `Located` when the evidence
+    shows where the paper's computation differs from ours, which makes its cells explained misses (still misses,
+    never reproduced), `NotLocated` otherwise, which leaves them unexplained."""
 
     title: str
     tried: tuple[str, ...]
     metrics: tuple[str, ...]
     evidence: str
     needed: str
+    location: Located | NotLocated
+    data: tuple[str, ...] = ()
+    cells: tuple[tuple[str, str, str, str, str], ...] = ()
+
+    @property
+    def explains(self) -> bool:
+        """Whether the cause locates the difference (its cells are explained misses)."""
+        return isinstance(self.location, Located)
 
 
-# The unexplained cells grouped by likely cause (results.md "Misses by likely cause"; each unexplained cell in
-# exactly one group, which tests/test_meta_cells.py checks).
+SN8GEC = ("gjg15 e-minimal", "gjg15 e-fluency", "gjg15 ne-minimal", "gjg15 ne-fluency")
+
+# The missed cells grouped by cause (results.md "Misses by cause"; each missed cell in exactly one group, which
+# tests/test_meta_cells.py checks). A cause explains its cells only when its `location` is `Located`.
 CAUSES = {
     "sn8-reference-edits": Cause(
-        "SN-8GEC references: CLEME2.0's reference edits are not ours",
-        ("errant-sn8", "cleme-sn8", "m2-sn8", "sentm2-sn8"), (),
+        "SN-8GEC ERRANT, SentERRANT and CLEME cells: CLEME2.0's reference edits are not ours",
+        ("errant-sn8", "cleme-sn8"), (),
         "CLEME2.0 Table 7 counts 4500 / 8373 / 4964 / 11033 reference edits for E-Minimal / E-Fluency / NE-Minimal / "
         "NE-Fluency; errant 3.0.2 gives 4502 / 8384 / 4969 / 10963 and ERRANT 2.3.3 4505 / 8377 / 4959 / 11038 "
         "(probes.md §2): the paper scored against edits that neither extraction makes.",
         "CLEME2.0's SN-8GEC M2 files (not published), or the spaCy 2.3 model its ERRANT 2.3.3 used (not on PyPI).",
+        Located(
+            "the SN-8GEC reference edits, an input: the ERRANT edits of the references that these rows score",
+            "the paper's own count of those edits (CLEME2.0 Table 7) differs from the declared `errant-2.3.3` "
+            "extraction's in every reference set (4500 / 8373 / 4964 / 11033 against 4505 / 8377 / 4959 / 11038), so "
+            "the rows score other reference edits than the paper's; the systems' edits are CLEME's shipped files, "
+            "with which the same metrics reproduce on CoNLL-2014, where Table 7's 5937 equals the extraction's."),
+    ),
+    "sn8-m2": Cause(
+        "SN-8GEC M² and SentM² in CLEME2.0 Table 1: the gold M2 and scorer CLEME2.0 ran",
+        ("m2-sn8", "sentm2-sn8"), (),
+        "the declared protocol builds the gold from the raw references with the M² lattice, as CLEME's `MaxMatch` "
+        "does; ERRANT 3.0.2, ERRANT 2.3.3 and lattice golds, one annotator, the 34 merged lines skipped, Sakaguchi "
+        "et al.'s own scores and CLEME 2025's PRF aggregation (probes.md §1, §5) each reproduce at most a few cells; "
+        "the printed SentM² E-Fluency and NE-Fluency values (.62–.73) lie below every variant computed (.74–.87).",
+        "the gold M2 files and the M² scorer output behind CLEME2.0's SN-8GEC columns.",
+        NotLocated(
+            "Table 7's counts are ERRANT's reference edits, which the M² rows' declared gold (the lattice from raw "
+            "references) does not use, and a gold with ERRANT 2.3.3's edits, within 0.1 % of those counts, reproduces "
+            "no cell either; the CoNLL-2014 M² and SentM² cells that check the scorer are printed alike in PT-M2 "
+            "Table 5, so they need not come from CLEME2.0's own scorer. Whether the gold, the scorer or both differ "
+            "is not shown."),
     ),
     "conll-sentence-edits": Cause(
         "CoNLL-2014 sentence-level and independent cells with CLEME's own M2 files",
@@ -333,22 +382,56 @@ CAUSES = {
         "CLEME-ind cells, |Δ| ≤ .022.",
         "the per-sentence scores or M2 files behind the paper's sentence-level runs (PT-M2's `errant_score.py` "
         "output, CLEME's sentence scorer output).",
+        NotLocated(
+            "the evidence clears the edits as a whole but shows no input or step for these cells: the same system "
+            "scores reproduce other cells of the same rows (SentERRANT EW r .870; CLEME-ind EW r, TS r and TS ρ; "
+            "SentCLEME-ind EW r, EW ρ and TS ρ), our sentence rules are `errant_score.py`'s and gec-metrics' "
+            "sentence F gives the same values, and CLEME's files, ERRANT 2.3.3 and rounded system scores each "
+            "reproduce a different subset. The misses are rank swaps and last-digit differences of nearly equal "
+            "system scores whose source is not shown."),
     ),
     "seeda-references": Cause(
         "SEEDA classic-metric cells of CLEME2.0 Table 2: which references and system outputs",
-        ("seeda-classic", "seeda-cleme"), (),
+        ("seeda-classic", "seeda-cleme"), ("gleu",),
         "the same metrics reproduce on CoNLL-2014; on SEEDA neither gec-metrics' nor PT-M2's references, nor the "
-        "SEEDA README's full-test-set scores, give the printed r (what was tried: the TRIED entry).",
+        "SEEDA README's full-test-set scores, give the printed r (what was tried: the TRIED entry); gec-metrics' "
+        "GLEU reproduces every SEEDA GLEU cell of UOT-ERRANT and IMPARA-GED, but not CLEME2.0 Table 2's.",
         "the reference files and system outputs the paper scored SEEDA with.",
+        NotLocated(
+            "the candidates each reproduce some cells of these rows and not others: ERRANT 2.3.3 with PT-M2's "
+            "references gives the printed ERRANT ρ but not r; PT-M2's references on today's outputs give the four "
+            "Sent-M² cells (found after scoring), while the LM-Critic copy that the same table's M² and CLEME rows "
+            "reproduce with breaks them; the GLEU row was computed with neither. Which references and outputs each "
+            "row used is not shown."),
+        data=("seeda official",),
     ),
     "gleu-implementation": Cause(
-        "GLEU and SentGLEU on CoNLL-2014 and SN-8GEC: another implementation or other references",
+        "GLEU and SentGLEU on CoNLL-2014: another implementation or other references",
         (), ("gleu", "sentgleu"),
         "the official GLEU script (which our default equals, tests/test_gleu.py) gives .718/.445/.754/.505 against "
-        "the printed .701/.467/.750/.555 on CoNLL-2014, printed alike in PT-M2 Table 5 and CLEME2.0 Table 1; "
-        "gec-metrics' GLEU reproduces every GLEU cell of UOT-ERRANT and IMPARA-GED on SEEDA, but not CLEME2.0 "
-        "Table 2's.",
+        "the printed .701/.467/.750/.555 on CoNLL-2014, printed alike in PT-M2 Table 5 and CLEME2.0 Table 1; none "
+        "of the 8 distinct GLEU and SentGLEU values reproduces.",
         "the GLEU code, version and reference files the two papers ran (neither paper names them).",
+        Located(
+            "the papers' GLEU step on CoNLL-2014: the GLEU code, version or options, or the reference files it read",
+            "the same 13 system outputs and human scores reproduce every M² and SentM² cell of the column (official "
+            "M2) and, under `errant-2.3.3`, every ERRANT cell, and our GLEU equals the official script on the same "
+            "texts: everything but the GLEU step is shared with reproduced cells, and no GLEU cell of the column "
+            "reproduces."),
+        data=("gjg15 official",),
+    ),
+    "sn8-gleu": Cause(
+        "GLEU and SentGLEU on SN-8GEC in CLEME2.0 Table 1",
+        (), ("gleu", "sentgleu"),
+        "misses from .0006 to .099 (the largest with unchanged references excluded, SentGLEU NE-Minimal*); the same "
+        "code reproduces all four GLEU E-Minimal cells, GLEU E-Fluency TS r, both GLEU NE-Fluency ρ, both SentGLEU "
+        "E-Fluency ρ and all 8 SentGLEU cells of CLEME2.0 Table 8 (E-Minimal, NE-Minimal).",
+        "the GLEU code and reference files of CLEME2.0's SN-8GEC runs, or its per-system GLEU scores.",
+        NotLocated(
+            "the same GLEU code on the same references, outputs and human scores reproduces 17 SN-8GEC cells of the "
+            "same paper, some in the very rows that miss, so neither the GLEU step nor the references are shown to "
+            "differ; the CoNLL-2014 evidence of `gleu-implementation` does not carry over."),
+        data=SN8GEC,
     ),
     "gotoscorer-weights": Cause(
         "GoToScorer in CLEME2.0 Table 2: the published row used difficulty weights",
@@ -362,6 +445,13 @@ CAUSES = {
         "2.3.3's M2 files does not close the r gap (.916, .883). Found after scoring, so it does not count.",
         "the paper's GoToScorer settings and inputs: the reference, the systems behind the weights and the M2 files "
         "it scored.",
+        Located(
+            "GoToScorer's difficulty weights, a step, with the reference and systems they are estimated from",
+            "GoToScorer is defined by its difficulty weights (Gotou et al. 2020, gotutiyan/GTS: each edit weighted by "
+            "how many systems fail to make it), which the declared row, gec-metrics' default, leaves out; in "
+            "gotoscorer_gts.md every weighted setting (both rule sets, weights from 12 or 15 outputs, either "
+            "reference) puts SEEDA-S r at .73–.92 and every unweighted one at .26–.71, so the weights carry the gap "
+            "under all of them, not only under the setting that hits the printed ρ."),
     ),
     "empty-prediction": Cause(
         "UOT-ERRANT's CLEME row: an empty prediction scored as its source",
@@ -369,19 +459,35 @@ CAUSES = {
         "the exploration switch `empty-prediction=source` gives the printed r .473 (both versions of the paper); it "
         "was found after scoring, so by the declared-protocol rule it does not count.",
         "evidence independent of the printed value (the authors' scoring code) to declare `empty-prediction=source`.",
+        NotLocated(
+            "the only evidence is a switch found from the printed value: it changes one sentence of one system "
+            "(REF-F's empty line 21) and moves r by .002 onto .473; nothing in UOT-ERRANT's text or code says an "
+            "empty line is scored as its source, and a change that small could come from any sentence."),
     ),
     "printed-digits": Cause(
         "CLEME2.0 Tables 11 and 12: the last printed digit",
         ("heuo-table", "alpha-grid"), (),
-        "4 of the 5 cells are within .001 of ours; IITB (.4316, printed .431) and CUUI (.5125, printed .513) cannot "
-        "both come from one rounding rule, and RAC's printed Score (.505) is its printed Over value.",
+        "the 4 cells are within .0013 of ours, and the other cells of their rows reproduce (but RAC's Score, "
+        "`copy-slip`); IITB (.4316, printed "
+        ".431) and CUUI (.5125, printed .513) cannot both come from one rounding rule.",
         "the paper's unrounded values.",
+        NotLocated(
+            "the size of a miss is not its location: no rounding rule gives both IITB's and CUUI's printed digits, "
+            "and no rounding or grid variant gives Table 11's two averages, so no step is shown."),
     ),
     "copy-slip": Cause(
-        "SentERRANT E-Fluency TS in CLEME2.0 Table 1: the printed pair repeats another row's",
+        "Printed values that repeat another printed cell (CLEME2.0 Tables 1 and 12)",
         ("senterrant-copy",), (),
-        "the printed .732/.764 is the printed SentM² E-Fluency TS pair; the row's EW pair reproduces.",
-        "the authors' confirmation; a slip is counted only when a switch shows the intended value, and our SentM² "
-        "pair (.841/.863) is not it.",
+        "CLEME2.0 Table 1's SentERRANT E-Fluency TS pair .732/.764 is the printed SentM² E-Fluency TS pair, and the "
+        "row's EW pair reproduces; CLEME2.0 Table 12's CLEME2.0-dep Score of RAC (.505, ours .449) is RAC's printed "
+        "CLEME2.0-dep Over value, which we reproduce, and 11 of the row's other 12 Score cells reproduce.",
+        "the authors' confirmation; a slip is counted only when a switch shows the intended value, and neither our "
+        "SentM² pair (.841/.863) nor any switch gives it.",
+        Located(
+            "the paper's table-making: these printed cells hold another printed cell's value",
+            "the other printed cells they repeat (a pair of two values; a value of the same system's column), and "
+            "the reproduced cells beside them: the same rows' other cells and, for RAC, every other cell of its "
+            "column, computed from the same inputs."),
+        cells=(("CLEME2.0 (ACL 2025)", "Table 12", "CLEME2.0-dep Score", "RAC", "score"),),
     ),
 }
