@@ -20,6 +20,7 @@ import json
 import random
 import subprocess
 import sys
+import warnings
 from pathlib import Path
 
 import pytest
@@ -155,6 +156,94 @@ def test_the_evaluate_module_from_text_equals_cherrants_m2(dev):
                                 convention="errant_compare", language="zh")
     assert [out[k] for k in ("tp", "fp", "fn", "f0.5")] == [expected.scores[k] for k in ("tp", "fp", "fn", "f0.5")]
     assert [d["index"] for d in out["degenerate_sentences"]] == [23]
+
+
+def _reference_files(shared_data) -> tuple[Path, Path, list[Path]]:
+    """MuCGEC dev as its README's derived files: sources, the example prediction and REF0..REF6, the line of
+    reference k empty where a sentence has fewer than k+1 references."""
+    folder = shared_data / "MuCGEC" / "derived"
+    return folder / "INPUT.txt", folder / "PRED_example.txt", [folder / f"REF{k}.txt" for k in range(7)]
+
+
+def _agree_with_cherrant(record: dict, sentences: list[dict]) -> None:
+    """Each sentence's counts under the greedy corpus choice, its chosen annotators and every combination's counts
+    equal ChERRANT's (`record["sentences"]`)."""
+    for expected, ours in zip(record["sentences"], sentences, strict=True):
+        k = [tuple(pair) for pair in ours["coders"]].index((0, ours["corpus_ref"]))
+        assert ours["per_ref"][k] == [expected["tp"], expected["fp"], expected["fn"]], expected["index"]
+        if not expected["skipped_not_annotatable"]:
+            assert (0, ours["corpus_ref"]) == (expected["chosen_hyp"], expected["chosen_ref"]), expected["index"]
+            combos = {(c["hyp"], c["ref"]): [c["tp"], c["fp"], c["fn"]] for c in expected["combos"]}
+            assert {tuple(pair): counts for pair, counts in zip(ours["coders"], ours["per_ref"])} == combos
+
+
+@pytest.mark.parametrize("mode,flags", [("corpus", []), ("cse", ["-cse"]), ("ds", ["-ds"]), ("dt", ["-dt"]),
+                                        ("cs_beta1", ["-b", "1.0"])])
+def test_the_cli_from_mucgec_reference_files_equals_cherrant(dev, shared_data, tmp_path, capsys, mode, flags):
+    """`gecscore score errant --language zh ... --references REF0.txt ... REF6.txt` on the whole dev set: an empty
+    line is no such reference (5,492 of the 7 × 1,137 lines), so every mode's corpus counts and (written by
+    --sentences) every sentence's counts are ChERRANT's, and the 无法标注 sentences are listed as degenerate. Run in
+    this process, the alignments are the module fixture's (cached)."""
+    from gecscore.cli import main
+    from gecscore.common.inputs import EmptyReferencesWarning
+
+    record = dev[-1]
+    sources, predictions, references = _reference_files(shared_data)
+    out = tmp_path / "sentences.jsonl"
+    with pytest.warns(EmptyReferencesWarning, match=r"5492 empty reference\(s\) in 1136 sentence\(s\)"), \
+            pytest.warns(DegenerateOutputWarning, match="not annotatable: 3"):
+        assert main(["score", "errant", "--language", "zh", "--convention", "errant_compare", "--zh-lexicon",
+                     str(LEXICON), "--sources", str(sources), "--predictions", str(predictions), "--references",
+                     *map(str, references), "--json", "--sentences", str(out), *flags]) == 0
+    printed = json.loads(capsys.readouterr().out)
+    expected = record["corpus"] if mode == "corpus" else record["corpus_other_modes"][mode]
+    f_name = "f1" if mode == "cs_beta1" else "f0.5"
+    assert {"tp": printed["tp"], "fp": printed["fp"], "fn": printed["fn"], "p": round(printed["precision"], 4),
+            "r": round(printed["recall"], 4), "f": round(printed[f_name], 4)} == expected
+    assert [d["index"] for d in printed["degenerate_sentences"]] == [97, 463, 1076]
+    if mode == "corpus":
+        _agree_with_cherrant(record, [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()])
+
+
+def test_the_evaluate_module_from_mucgec_reference_columns_equals_cherrant(dev, shared_data):
+    """The same seven columns, empty cells and all, through `evaluate.load`: ChERRANT's corpus and sentence counts,
+    the 无法标注 sentences listed."""
+    import evaluate
+
+    from gecscore.common.inputs import EmptyReferencesWarning
+
+    sources, _, predictions, *_, record = dev
+    columns = [path.read_text(encoding="utf-8").split("\n")[:len(sources)] for path in _reference_files(shared_data)[2]]
+    module = evaluate.load(str(REPO / "metrics" / "uot_errant"), variant="errant", **ZH)
+    with pytest.warns(EmptyReferencesWarning, match="5492"), pytest.warns(DegenerateOutputWarning, match="annotatable"):
+        out = module.compute(sources=sources, predictions=predictions, references=[list(r) for r in zip(*columns)],
+                             return_sentence_scores=True)
+    assert [out["tp"], out["fp"], out["fn"], round(out["f0.5"], 4)] == [1084, 1635, 3003, record["corpus"]["f"]]
+    assert [d["index"] for d in out["degenerate_sentences"]] == [97, 463, 1076]
+    _agree_with_cherrant(record, out["sentence_scores"])
+
+
+def test_an_empty_reference_is_no_reference_in_chinese_only():
+    """Chinese: an empty (or blank) reference is dropped, warned, and a sentence left with none is an error naming
+    it. Other languages keep it as a reference that deletes the sentence, as ERRANT and GLEU read an empty line."""
+    from gecscore.common.inputs import EmptyReferencesWarning
+
+    sources, predictions = ["他很喜欢看书书。", "我明天去公园"], ["他很喜欢看书。", "我明天去公园"]
+    kept = [["他很喜欢看书。"], ["我明天去公园。"]]
+    for metric, options in (("errant", ZH), ("gleu", {"language": "zh"})):
+        with pytest.warns(EmptyReferencesWarning, match=r"2 empty reference\(s\) in 2 sentence\(s\), the first "
+                                                        r"`references\[0\]\[0\]`"):
+            blank = registry.run(metric, sources, predictions, [["", "他很喜欢看书。"], ["我明天去公园。", " "]],
+                                 **options)
+        assert blank.scores == registry.run(metric, sources, predictions, kept, **options).scores, metric
+        with pytest.raises(ValueError, match=r"`references\[1\]` has no reference: all its 2 are empty"):
+            registry.run(metric, sources, predictions, [["他很喜欢看书。"], ["", ""]], **options)
+    english, hyp = ["He go to school ."], ["He to school ."]
+    for metric in ("errant", "gleu"):
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", EmptyReferencesWarning)
+            deletion = registry.run(metric, english, hyp, [["He goes to school .", ""]])
+        assert len(deletion.sentences[0]["per_reference"]) == 2, metric  # the empty reference was scored too
 
 
 def test_setup_mistakes_are_errors_naming_the_option(monkeypatch, tmp_path):

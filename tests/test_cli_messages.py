@@ -36,6 +36,7 @@ def test_ref_and_gold_m2_together_are_refused(tmp_path, capsys):
     ("filter_types=['R:SPELL', 'M:DET'] given", """-o 'filter_types=["R:SPELL", "M:DET"]' given"""),
     ("model='a b' and variant=m2", "-o 'model=a b' and -o variant=m2"),
     ("x=3 and -o beta=2 stay", "x=3 and -o beta=2 stay"),  # not an option; already shell syntax
+    ("pass api_key=... or set OPENAI_API_KEY", "pass -o api_key=... or set OPENAI_API_KEY"),  # not JSON: kept
 ])
 def test_python_keywords_become_shell_options(message, shell):
     assert shell_syntax(message, "-o") == shell
@@ -72,3 +73,37 @@ def test_cli_metric_typo_names_the_nearest(capsys):
         main(["score", "cleme_2", "--predictions", "x"])
     assert exit_.value.code == 2
     assert "unknown metric 'cleme_2' (did you mean 'cleme2'?)" in capsys.readouterr().err
+
+
+def test_score_help_explains_language_and_empty_reference_lines():
+    """`gecscore score --help`: the intro names raw Chinese, `--language` has a paragraph of its own (every accepted
+    code, what en, zh and the others give, the docs page), and `--references` says what an empty line means."""
+    from gecscore.common.options import LANGUAGES
+
+    parser = build_parser("score")
+    score = next(a for a in parser._actions if a.dest == "command").choices["score"]
+    assert "raw Chinese with --language zh" in score.description
+    group = next(g for g in score._action_groups if g.title == "language")
+    paragraph = group.description
+    codes = paragraph.split("Also accepted: ")[1].split(":")[0].split()
+    assert ["en", "zh", *codes] == list(LANGUAGES)
+    for said in ("en (the default)", "zh: raw Chinese", "--zh-lexicon", "typed only M (missing), R (replacement) or "
+                 "U (unnecessary)", "docs/other-languages.md", '"Other languages"'):
+        assert said in paragraph, said
+    assert [action.option_strings for action in group._group_actions] == [["--language"]]
+    references = _help(score, "--references")
+    assert "An empty line is a reference that deletes the whole sentence" in references
+    assert "with --language zh it is no such reference" in references
+    assert "--language" in score.format_help().split("\nlanguage:\n")[1]
+
+
+def test_a_chinese_sentence_without_any_reference_is_an_error_naming_its_line(tmp_path, capsys):
+    files = {}
+    for name, lines in (("src", ["他很喜欢看书书。", "我明天去公园"]), ("hyp", ["他很喜欢看书。", "我明天去公园。"]),
+                        ("ref0", ["他很喜欢看书。", ""]), ("ref1", ["他喜欢看书。", ""])):
+        files[name] = tmp_path / f"{name}.txt"
+        files[name].write_text("\n".join(lines) + "\n", encoding="utf-8")
+    assert main(["score", "gleu", "--language", "zh", "--sources", str(files["src"]), "--predictions",
+                 str(files["hyp"]), "--references", str(files["ref0"]), str(files["ref1"])]) == 2
+    assert ("`references[1]` (line 2 of the reference files) has no reference: all its 2 are empty"
+            in capsys.readouterr().err)

@@ -48,8 +48,10 @@ def test_corpus_equals_the_official_script(shared_data, case):
         result, full = results[hyp], case["full"][hyp]
         assert result.score == full["mean"], hyp
         assert result.details["std"] == full["std"], hyp
-        assert result.details["interval"] == [full["low"], full["high"]], hyp
-        assert printed == [as_printed(result.score, result.details["std"], *result.details["interval"])]
+        interval = result.details["script_interval"]
+        assert (interval["low"], interval["high"]) == (full["low"], full["high"]), hyp
+        assert interval["method"] == metric.SCRIPT_INTERVAL_METHOD
+        assert printed == [as_printed(result.score, result.details["std"], interval["low"], interval["high"])]
 
 
 def test_the_issues_seeda_values():

@@ -16,6 +16,7 @@ from gecscore import registry, sharding
 from gecscore.cli import main
 from gecscore.llm_kobayashi24.judge import build_prompt, read_scores, select_targets, template_for
 from gecscore.llm_kobayashi24.metric import judged_mean, sentence_score
+from gecscore.llm_kobayashi24.metric import judged_pairs, system_ranking
 from gecscore.llm_kobayashi24.judge import EDIT_TEMPLATE, SENTENCE_TEMPLATE
 
 from conftest import build_tiny_model
@@ -35,21 +36,6 @@ def lines(parent: Path, name: str, n: int) -> list[str]:
     return (parent / name).read_text(encoding="utf-8").rstrip("\n").split("\n")[:n]
 
 
-def pairwise_of(results: dict, systems: dict) -> list:
-    """gec-metrics' `score_pairwise` tables from our sentence judgements: None where either correction was not
-    judged, 0 between equal corrections, else who has the higher score."""
-    names = list(systems)
-    tables = []
-    for i in range(len(next(iter(systems.values())))):
-        scores = [results[n].sentences[i]["judgement"] for n in names]
-        row = []
-        for a, sa in zip(names, scores):
-            row.append([None if sa is None or sb is None else 0 if systems[a][i] == systems[b][i] else
-                        (sa > sb) - (sa < sb) for b, sb in zip(names, scores)])
-        tables.append(row)
-    return tables
-
-
 def run_ours(server, sources, systems, variant, criterion=None, **options):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -58,15 +44,24 @@ def run_ours(server, sources, systems, variant, criterion=None, **options):
                                     **options)
 
 
-def check_against(golden: dict, parent: Path) -> None:
+def golden_inputs(golden: dict, parent: Path) -> tuple[list[str], dict[str, list[str]]]:
+    """The golden run's sources and systems (in its order)."""
     systems = {name: lines(parent, path, golden["sentences"]) for name, path in golden["systems"].items()}
-    sources = lines(parent, golden["sources"], golden["sentences"])
+    return lines(parent, golden["sources"], golden["sentences"]), systems
+
+
+def check_against(golden: dict, parent: Path) -> None:
+    """Prompts, gec-metrics' `score_pairwise` tables and its TrueSkill ranking (`rank_systems(...,
+    aggregation="trueskill")`), exactly, from our run of each case."""
+    sources, systems = golden_inputs(golden, parent)
     for case in golden["cases"]:
         with stub_server() as server:
             results = run_ours(server, sources, systems, case["variant"], case["criterion"])
             prompts = [hashlib.md5(r["messages"][-1]["content"].encode()).hexdigest() for r in server.requests]
         assert prompts == case["prompt_md5"], case["variant"]
-        assert pairwise_of(results, systems) == case["pairwise"], case["variant"]
+        assert judged_pairs(results) == case["pairwise"], case["variant"]
+        assert list(system_ranking(results)) == list(systems)
+        assert list(system_ranking(results).values()) == case["trueskill"], case["variant"]
 
 
 def test_prompts_are_the_published_ones():
@@ -106,6 +101,49 @@ def test_reading_an_answer(answer, scores, reason):
 
 def test_equals_gec_metrics_golden(shared_data):
     check_against(GOLDEN, shared_data.parent)
+
+
+def test_the_system_ranking_skips_unjudged_pairs_in_robust_mode_too(shared_data):
+    """The paper's ranking of 8 SEEDA systems, whose sources often have more than five distinct corrections: the
+    pairs the judge did not see are skipped (as gec-metrics' `run_trueskill` skips None; golden parity above) also
+    with `robust`, where such a sentence scores 0: robust mode ranks as the published mode does on its inputs (an
+    empty correction replaced by its source), not as TrueSkill over the robust sentence scores, which counts every
+    unjudged correction as a loss (issue 42)."""
+    from gecscore.common.aggregate import trueskill_scores
+    from gecscore.common.results import robust_predictions
+
+    assert all(any(None in row for table in case["pairwise"] for row in table) for case in GOLDEN["cases"])
+    sources, systems = golden_inputs(GOLDEN, shared_data.parent)
+    filled = {name: robust_predictions(sources, texts) for name, texts in systems.items()}
+    assert filled != systems  # REF-F leaves sentence 21 empty
+    with stub_server() as server:
+        robust = run_ours(server, sources, systems, "sent", robust=True)
+        published = run_ours(server, sources, filled, "sent")
+    assert system_ranking(robust) == system_ranking(published)
+    as_losses = trueskill_scores([result.sentence_scores() for result in robust.values()])
+    assert list(system_ranking(robust).values()) != as_losses
+
+
+def test_the_system_ranking_needs_systems_judged_together():
+    """`system_ranking` compares judgements of one run: one system, another metric's results, systems from
+    different runs or a malformed table are errors naming the cause."""
+    from gecscore.common.aggregate import trueskill_ratings
+
+    with stub_server() as server:
+        results = run_ours(server, SOURCES, SYSTEMS, "sent")
+        alone = run_ours(server, SOURCES[:3], {"c": SOURCES[:3]}, "sent")
+    with pytest.raises(ValueError, match="give at least two"):
+        system_ranking({"a": results["a"]})
+    with pytest.raises(ValueError, match="'a' and 'c' were not judged together"):
+        system_ranking({**results, "c": alone["c"]})
+    other = registry.run("gleu", SOURCES, SYSTEMS["a"], [[s] for s in SYSTEMS["b"]])
+    with pytest.raises(ValueError, match="scored by 'gleu'.*llm_kobayashi24"):
+        system_ranking({**results, "g": other})
+    with pytest.raises(ValueError, match="outcome 2 is not 1, -1, 0 or None"):
+        trueskill_ratings([[[0, 2], [-2, 0]]], 2)
+    with pytest.raises(ValueError, match="pairwise table 0 is not 3 x 3"):
+        trueskill_ratings([[[0, 1], [-1, 0]]], 3)
+    assert trueskill_ratings([[[None, None], [None, None]]], 2) == [0.0, 0.0]  # never compared: the initial μ
 
 
 @pytest.mark.skipif(not REFERENCE_PYTHON, reason="set GEC_METRICS_PYTHON to an interpreter with gec-metrics 0.1.1")
@@ -193,11 +231,13 @@ def test_the_papers_system_ranking_is_trueskill_over_the_judged_pairs(tmp_path, 
         published = compare("llm-s", SOURCES, systems, base_url=server.base_url, n_samples=0, **endpoint)
     assert all(row.rank is not None and row.unranked is None for row in published.rows)
     assert published.results["a"].details["score_range"] == [1.0, 5.0] and "outside" not in published.render()
-    bad = [*SOURCES[:3], "He go PROSEONLY ."]  # an unreadable answer: no score in the published mode
-    with stub_server() as server:
-        with pytest.raises(ValueError, match=r"system 'a' has none for 1 sentence\(s\).*robust=True"):
-            compare("llm-s", bad, systems, base_url=server.base_url, n_samples=0, aggregation="trueskill",
-                    **endpoint)
+    bad = [*SOURCES[:3], "He go PROSEONLY ."]  # an unreadable answer: its pairs are skipped, as unjudged ones
+    with stub_server() as server, pytest.warns(UserWarning, match="unreadable judgement"):
+        skipped = compare("llm-s", bad, systems, base_url=server.base_url, n_samples=0, aggregation="trueskill",
+                          **endpoint)
+    assert {row.system: row.trueskill for row in skipped.rows} == system_ranking(skipped.results)
+    assert system_ranking(skipped.results) != dict(zip(systems, trueskill_scores(
+        [[0.0 if v != v else v for v in r.sentence_scores()] for r in skipped.results.values()])))
 
 
 def test_retries_ask_a_failing_endpoint_again_and_then_say_how_often(monkeypatch):

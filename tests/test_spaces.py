@@ -59,14 +59,15 @@ class Case:
 
 
 CASES = {
-    "uot_errant": Case(["minilm", "uot", 0.5, False, False], {"model": "minilm"},
-                       ["google/electra-base-discriminator", "uot", 0.5, False, False],
+    "uot_errant": Case(["minilm", "uot", 0.5, False, False, "en"], {"model": "minilm"},
+                       ["google/electra-base-discriminator", "uot", 0.5, False, False, "en"],
                        ("precision", "recall", "f0.5", "tp", "fp", "fn"), "img[src^='data:image']"),
-    "pt_m2": Case(["sentm2", "bertscore", "minilm", 6, 0.5, False], {"model": "minilm", "layer": 6},
-                  ["sentm2", "bertscore", "bert-base-uncased", 9, 0.5, False],
+    "pt_m2": Case(["sentm2", "bertscore", "minilm", 6, 0.5, False, "en"], {"model": "minilm", "layer": 6},
+                  ["sentm2", "bertscore", "bert-base-uncased", 9, 0.5, False, "en"],
                   ("precision", "recall", "f0.5"), "text=Do → Does"),
-    "cleme2": Case(["cleme2", "corpus", "dependent", "default", "minilm", 6, 0.5], {"model": "minilm", "layer": 6},
-                   ["cleme2", "corpus", "dependent", "default", "bert-base-uncased", 9, 0.5],
+    "cleme2": Case(["cleme2", "corpus", "dependent", "default", "minilm", 6, 0.5, "en"],
+                   {"model": "minilm", "layer": 6},
+                   ["cleme2", "corpus", "dependent", "default", "bert-base-uncased", 9, 0.5, "en"],
                    ("score", "hit", "err", "und", "ove"), "text=FP_ne"),
     "impara_ged": Case(["embedded", "impara_ged"], {"model": "embedded"}, ["naist-nlp/IMPARA-GED", "impara_ged"],
                        ("score",), "text=Ranking (best first)"),
@@ -232,7 +233,7 @@ def test_missing_file_is_a_message(served):
 
 @pytest.mark.parametrize("served", ["pt_m2"], indirect=True)
 def test_pt_m2_corpus_with_gold_m2_matches_the_module(served, modules, tiny_bert):
-    settings = ["m2", "bertscore", str(tiny_bert), 1, 0.5, False]
+    settings = ["m2", "bertscore", str(tiny_bert), 1, 0.5, False, "en"]
     status, scores, table, download = served.client.predict(
         upload("source.txt"), upload("hypothesis.txt"), [upload("gold.m2")], *settings, api_name="/score_corpus")
     assert status.startswith("\u2713 Scored 8 sentences"), status
@@ -251,7 +252,7 @@ def test_cleme2_corpus_from_m2_matches_the_module(served, modules, tmp_path):
     gold = parse_m2((EXAMPLES / "gold.m2").read_text(encoding="utf-8"))
     hyp = [M2Sentence(s.source, [e for e in s.edits if e.annotator == 0]) for s in gold]  # annotator 0 as system
     (tmp_path / "hyp.m2").write_text(format_m2(hyp), encoding="utf-8")
-    settings = ["cleme2", "sentence", "dependent", "none", "minilm", 6, 0.5]
+    settings = ["cleme2", "sentence", "dependent", "none", "minilm", 6, 0.5, "en"]
     status, scores, table, _ = served.client.predict(
         None, upload(tmp_path / "hyp.m2"), [upload("gold.m2")], *settings, api_name="/score_corpus")
     assert status.startswith("\u2713 Scored 8 sentences"), status
@@ -303,6 +304,54 @@ def test_gotoscorer_space_scores_french_with_plain_edits(served, modules):
                                              language="fr")
     assert raw["f0.5"] == expected["f0.5"] and "language:fr|edits:plain" in raw["signature"]
     assert "| allé | allée | R |" in view  # the chunk typed by its operation
+
+
+#: The Spaces that show examples in other languages (`setting_examples`), each set to its language.
+LANGUAGE_SPACES = ["gleu", "green", "gotoscorer", "pt_m2", "uot_errant", "cleme2"]
+
+
+def language_rows(app: Any) -> list[list[Any]]:
+    """The rows of a page's "Examples in other languages", as a click puts them into the inputs."""
+    import gradio as gr
+
+    demo = app.build_demo()
+    found = [block.raw_samples for block in demo.blocks.values()
+             if isinstance(block, gr.Dataset) and (block.label or "").startswith("Examples in other languages")]
+    assert len(found) == 1, "the page shows no examples in other languages"
+    return found[0]
+
+
+@pytest.mark.parametrize("served", LANGUAGE_SPACES, indirect=True)
+def test_each_language_example_scores_in_its_language_as_the_module(served, modules, tmp_path, monkeypatch):
+    """Clicking an example in another language sets the Language setting (and a Chinese encoder where the metric
+    needs one); scored as clicked, the page's numbers and signature are the module's with those settings. Chinese
+    edits read the test lexicon here (a hosted Space fetches ChERRANT's, `layout.serve`); the Hub's
+    bert-base-chinese becomes a tiny random model whose vocabulary holds the example's characters."""
+    from conftest import build_tiny_model
+    from gecscore.common.examples import CHINESE
+    from gecscore.spaces import generic
+
+    monkeypatch.setenv("GECSCORE_ZH_LEXICON", str(REPO / "tests" / "zh_lexicon" / "mucgec_dev.json"))
+    tiny = str(build_tiny_model(tmp_path / "tiny-chinese-bert", "bert", extra_tokens=tuple("".join(CHINESE))))
+    rows = language_rows(served.app)
+    languages = set()
+    for row in rows:
+        row = [tiny if value == "bert-base-chinese" else value for value in row]
+        if tiny in row and row.index(tiny) + 1 < len(row) and isinstance(row[row.index(tiny) + 1], int):
+            row[row.index(tiny) + 1] = 2  # the tiny model's last layer
+        texts, settings = row[:3], row[3:]
+        status, *results = served.client.predict(*row, api_name="/score_sentence")
+        assert status.startswith("\u2713"), status
+        options = (served.app.options(*settings) if hasattr(served.app, "options")
+                   else generic.options(served.name, settings))
+        language = options["language"]
+        languages.add(language)
+        expected = modules(served.name).compute(sources=[texts[0]], predictions=[texts[1]],
+                                                references=[texts[2].splitlines()], **options)
+        for key in served.case.keys:
+            assert results[-1][key] == pytest.approx(expected[key], rel=1e-9, abs=1e-12), (language, key)
+        assert results[-1]["signature"] == expected["signature"] and f"language:{language}" in expected["signature"]
+    assert languages == {"zh", "fr"}
 
 
 # --- the offline defaults: every Space against its module --------------------------------------------------------
@@ -389,6 +438,32 @@ def test_browser_renders_the_example(served):
             page.wait_for_selector("text=\u2713", timeout=180_000)
             page.wait_for_selector(served.case.visual, timeout=30_000)
             save_screenshot(page, served.name)
+        finally:
+            browser.close()
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("served", ["gleu"], indirect=True)
+def test_browser_example_in_another_language_sets_the_language(served):
+    """Clicking the Chinese example fills the texts and sets Language to zh; the score's signature says so."""
+    if not Path(CHROMIUM).exists():
+        pytest.skip("chromium is not installed (make test installs it: tests/ensure_chromium.sh)")
+    from playwright.sync_api import expect, sync_playwright
+
+    from gecscore.common.examples import CHINESE
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        try:
+            page = browser.new_page(viewport={"width": 1280, "height": 900})
+            page.goto(served.url)
+            page.get_by_text(CHINESE[0][:8]).first.click()
+            expect(page.get_by_label(served.app.PAGE.source_label, exact=True)).to_have_value(CHINESE[0], timeout=30_000)
+            expect(page.get_by_label("Language", exact=True)).to_have_value("zh", timeout=30_000)
+            page.get_by_role("button", name="Score sentence").click()
+            page.wait_for_selector("text=\u2713", timeout=120_000)
+            expect(page.get_by_text("language:zh").first).to_be_attached(timeout=30_000)
+            assert page.locator("text=Traceback").count() == 0
         finally:
             browser.close()
 
@@ -522,6 +597,26 @@ def test_every_space_has_its_files_and_front_matter():
         assert 'if __name__ == "__main__":' in (folder / "app.py").read_text(encoding="utf-8")
 
 
+def test_transport_labels_draw_chinese_with_an_installed_chinese_font(monkeypatch):
+    """UOT-ERRANT's heatmap labels fall back, glyph by glyph, to an installed font with Chinese glyphs (the Space
+    installs WenQuanYi Zen Hei, its packages.txt), and name no font that is missing."""
+    from matplotlib import font_manager
+
+    from gecscore.uot_errant.plot import LABEL_FONTS, label_fonts, plot_transport
+
+    assert "fonts-wqy-zenhei" in (REPO / "spaces" / "uot_errant" / "packages.txt").read_text().split()
+    dejavu = next(f for f in font_manager.fontManager.ttflist if f.name == "DejaVu Sans")
+    monkeypatch.setattr(font_manager.fontManager, "ttflist", [dejavu])
+    assert label_fonts() == ["DejaVu Sans"]
+    monkeypatch.setattr(font_manager.fontManager, "ttflist",
+                        [dejavu, font_manager.FontEntry(fname=dejavu.fname, name="WenQuanYi Zen Hei")])
+    assert label_fonts() == ["DejaVu Sans", "WenQuanYi Zen Hei"] and "WenQuanYi Zen Hei" in LABEL_FONTS
+    alignment = {"hyp_edits": [[5, 6, "书", "", "R"]], "hyp_masses": [0.5], "chosen_ref": 0,
+                 "references": [{"edits": [[5, 6, "书", "去", "R"]], "masses": [0.4], "plan": [0.3]}]}
+    label = plot_transport(alignment).axes[0].get_xticklabels()[0]
+    assert label.get_text().startswith('[5, 6, "去"]') and label.get_fontfamily() == label_fonts()
+
+
 def gecscore_lines(requirements: list[str]) -> list[str]:
     """The requirement lines that pin gecscore (extras allowed) to this version."""
     return [line for line in requirements if re.fullmatch(rf"gecscore(\[[a-z,]+\])?=={re.escape(__version__)}", line)]
@@ -551,8 +646,11 @@ def test_make_hub_builds_complete_folders(hub, monkeypatch):
     pins = constraint_pins(REPO / "constraints.txt")
     for name in METRICS:
         folder = hub / name
+        own = ["packages.txt"] if (REPO / "spaces" / name / "packages.txt").is_file() else []
         assert sorted(p.name for p in folder.iterdir()) == sorted(
-            ["README.md", "app.py", "examples", "requirements.txt", f"{name}.py"])
+            ["README.md", "app.py", "examples", "requirements.txt", f"{name}.py", *own])
+        for extra in own:
+            assert (folder / extra).read_bytes() == (REPO / "spaces" / name / extra).read_bytes()
         assert (folder / f"{name}.py").read_bytes() == (REPO / "metrics" / name / f"{name}.py").read_bytes()
         assert (folder / "app.py").read_bytes() == (REPO / "spaces" / name / "app.py").read_bytes()
         assert {p.name for p in (folder / "examples").iterdir()} >= {"source.txt", "hypothesis.txt", "ref0.txt",

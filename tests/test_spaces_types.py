@@ -74,7 +74,7 @@ def column_sums(table) -> tuple[float, float, float]:
 
 def test_uot_errant_plain_errant_rows_add_up_to_the_corpus_counts_in_one_computation(spaces):
     space = spaces["uot_errant"]
-    settings = ["minilm", "errant", 0.5, False, False, 2]
+    settings = ["minilm", "errant", 0.5, False, False, "en", 2]
     before = space.metric.calls
     status, scores, per_sentence, download = space.corpus(*settings)
     note, table, figure = space.types(*settings)
@@ -92,7 +92,7 @@ def test_uot_errant_plain_errant_rows_add_up_to_the_corpus_counts_in_one_computa
 @pytest.mark.parametrize("level", [1, 3])
 def test_the_level_changes_the_categories(spaces, level):
     space = spaces["uot_errant"]
-    settings = ["minilm", "errant", 0.5, False, False, level]
+    settings = ["minilm", "errant", 0.5, False, False, "en", level]
     _, scores, _, _ = space.corpus(*settings)
     note, table, figure = space.types(*settings)
     categories = set(table["category"])
@@ -107,7 +107,7 @@ def test_the_level_changes_the_categories(spaces, level):
 
 def test_level_none_hides_the_panel_and_computes_no_types(spaces):
     space = spaces["uot_errant"]
-    settings = ["minilm", "errant", 0.5, False, False, 0]
+    settings = ["minilm", "errant", 0.5, False, False, "en", 0]
     assert space.corpus(*settings)[0].startswith("\u2713")
     note, table, figure = space.types(*settings)
     assert "off" in note and table is None and figure is None
@@ -115,7 +115,7 @@ def test_level_none_hides_the_panel_and_computes_no_types(spaces):
 
 def test_uot_transported_mass_rows_add_up_to_the_corpus_counts(spaces, tiny_bert):
     space = spaces["uot_errant"]
-    settings = [str(tiny_bert), "uot", 0.5, False, False, 2]
+    settings = [str(tiny_bert), "uot", 0.5, False, False, "en", 2]
     status, scores, _, download = space.corpus(*settings)
     assert status.startswith("\u2713"), status
     note, table, figure = space.types(*settings)
@@ -128,7 +128,7 @@ def test_uot_transported_mass_rows_add_up_to_the_corpus_counts(spaces, tiny_bert
 
 def test_pt_errant_rows_add_up_to_the_corpus_precision_and_recall(spaces):
     space = spaces["pt_m2"]
-    settings = ["errant", "self", "minilm", 6, 0.5, False, 1]  # unit weights: no model
+    settings = ["errant", "self", "minilm", 6, 0.5, False, "en", 1]  # unit weights: no model
     status, scores, _, _ = space.corpus(*settings)
     assert status.startswith("\u2713 Scored 8 sentences"), status
     note, table, figure = space.types(*settings)
@@ -141,7 +141,7 @@ def test_pt_errant_rows_add_up_to_the_corpus_precision_and_recall(spaces):
 
 def test_pt_errant_with_bertscore_weights(spaces, tiny_bert):
     space = spaces["pt_m2"]
-    settings = ["errant", "bertscore", str(tiny_bert), 1, 0.5, False, 2]
+    settings = ["errant", "bertscore", str(tiny_bert), 1, 0.5, False, "en", 2]
     _, scores, _, _ = space.corpus(*settings)
     note, table, figure = space.types(*settings)
     assert list(table.columns)[1] == "TP (weight)" and "BERTScore" in note
@@ -152,7 +152,7 @@ def test_pt_errant_with_bertscore_weights(spaces, tiny_bert):
 
 def test_pt_m2_lattice_variants_explain_instead(spaces):
     space = spaces["pt_m2"]
-    settings = ["m2", "self", "minilm", 6, 0.5, False, 2]
+    settings = ["m2", "self", "minilm", 6, 0.5, False, "en", 2]
     assert space.corpus(*settings)[0].startswith("\u2713")
     note, table, figure = space.types(*settings)
     assert "needs an ERRANT variant" in note and table is None and figure is None
@@ -160,7 +160,7 @@ def test_pt_m2_lattice_variants_explain_instead(spaces):
 
 def test_a_failed_run_leaves_the_message_to_the_status_line(spaces):
     space = spaces["uot_errant"]
-    settings = ["minilm", "errant", 0.5, False, False, 2]
+    settings = ["minilm", "errant", 0.5, False, False, "en", 2]
     note, table, figure = space.fns["score_types"].fn(None, *FILES[1:], *settings)
     assert note == "" and not table["visible"] and not figure["visible"]
 
@@ -202,7 +202,7 @@ def test_score_types_through_the_api(monkeypatch, nlp):
     try:
         client = Client(url, verbose=False)
         uploads = [handle_file(FILES[0]), handle_file(FILES[1]), [handle_file(p) for p in FILES[2]]]
-        settings = ["minilm", "errant", 0.5, False, False]
+        settings = ["minilm", "errant", 0.5, False, False, "en"]
         status, scores, _, _ = client.predict(*uploads, *settings, api_name="/score_corpus")  # level defaults
         note, table, plot = client.predict(*uploads, *settings, 1, api_name="/score_types")
     finally:

@@ -42,9 +42,9 @@ MINILM: dict[str, dict[str, Any]] = {"uot_errant": {"model": "minilm"}, "pt_m2":
 #: The hand-written apps' `/score_sentence` settings (after source, hypothesis and references); a generated app's
 #: are its page's defaults (`app_settings`).
 HAND_APP_SETTINGS: dict[str, list[Any]] = {
-    "uot_errant": ["minilm", "errant", 0.5, False, False],
-    "pt_m2": ["sentm2", "self", "minilm", 6, 0.5, False],
-    "cleme2": ["cleme2", "corpus", "dependent", "none", "minilm", 6, 0.5],
+    "uot_errant": ["minilm", "errant", 0.5, False, False, "en"],
+    "pt_m2": ["sentm2", "self", "minilm", 6, 0.5, False, "en"],
+    "cleme2": ["cleme2", "corpus", "dependent", "none", "minilm", 6, 0.5, "en"],
 }
 #: Apps whose models are on the Hub only: offline, their page must say the model cannot be loaded (this message).
 HUB_ONLY = {"some": "cannot load the SOME regressor", "scribendi": "cannot load the language model"}

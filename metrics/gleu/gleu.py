@@ -39,7 +39,9 @@ _KWARGS_DESCRIPTION = kwargs_description("gleu", inputs="""\
 """, returns="""\
     gleu (float): the mean corpus GLEU over the seeded reference draws.
     std (float): the standard deviation of the iterations' corpus GLEU.
-    interval (list of 2 floats): the script's normal 95% interval, mean ± 1.96 × std.
+    script_interval (dict): the script's normal 95% interval over the reference draws, `low` = mean − 1.96 × std
+        and `high` = mean + 1.96 × std (not clipped to [0, 1]), with the `method` that says so; not a confidence
+        interval over sentences (`gecscore score --bootstrap N` gives that).
     iterations (int): the number of draws averaged.
     sentences (list of dict): per sentence, when requested (SentGLEU and its n-gram statistics).
     degenerate_sentences (list of dict): the flagged sentences.

@@ -84,9 +84,9 @@ def shell_syntax(message: str, flag: str) -> str:
             return match.group(0)
         try:
             value = ast.literal_eval(match.group("value"))
-        except (ValueError, SyntaxError):  # a bare word: already what the shell user types
-            value = match.group("value")
-        text = value if isinstance(value, str) else json.dumps(value)
+            text = value if isinstance(value, str) else json.dumps(value)
+        except (ValueError, SyntaxError, TypeError):  # a bare word (`...` too): already what the shell user types
+            text = match.group("value")
         return f"{flag} {shlex.quote(match.group('key') + '=' + text)}"
 
     return _KEYWORD.sub(shell, message)

@@ -277,7 +277,12 @@ def compare(metric: str, sources: Sequence[str] | None, systems: Mapping[str, Se
 
 def _trueskill(results: Mapping[str, MetricResult]) -> dict[str, float]:
     """Each system's TrueSkill μ over the sentence-level pairwise outcomes of all of them; a sentence without a
-    score is an error naming it (a draw or a loss would be a guess)."""
+    score is an error naming it (a draw or a loss would be a guess). LLM-S/E rate the judge's own pairwise wins,
+    skipping the pairs it did not judge, as gec-metrics and the paper rank them (`llm_kobayashi24.system_ranking`)."""
+    if next(iter(results.values())).metric == "llm_kobayashi24":
+        from gecscore.llm_kobayashi24 import system_ranking
+
+        return system_ranking(results)
     scores = {}
     for name, result in results.items():
         values = [s.get(result.main) for s in result.sentences]

@@ -220,7 +220,8 @@ def _prepare(name: str, sources: Sequence[str] | None, systems: Mapping[str, Seq
     options["max_tokens"] = text["max_tokens"]  # the metrics also bound their encoder work by it
     flags: dict[str, list[dict[str, Any]]] = {system: [] for system in systems}
     if not (replaced and sources is None):
-        prepared = prepare(sources, systems, references, robust=options.get("robust", False), **text)
+        prepared = prepare(sources, systems, references, robust=options.get("robust", False),
+                           language=options.get("language", "en"), **text)  # what an empty reference is
         sources, systems, references, flags = (prepared.sources, prepared.systems, prepared.references,
                                                prepared.flags)
     if metric.reference_option is not None:

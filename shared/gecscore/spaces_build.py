@@ -26,6 +26,8 @@ from gecscore.shipped import app_path, examples_dir, script_path
 
 _FRONT_MATTER = re.compile(r"\A---\n(.*?)\n---\n", re.DOTALL)
 _REQUIREMENT = re.compile(r"^([A-Za-z0-9][A-Za-z0-9._-]*)(\[[^\]]*\])?")
+#: A Space's list of Debian packages (Hugging Face installs them), copied when the Space has one.
+PACKAGES = "packages.txt"
 #: The Hub organisation (user) that the folders are pushed to unless `--org` says otherwise.
 DEFAULT_ORG = "gecscore"
 #: Where the repository's own files live, for links from the built cards.
@@ -154,6 +156,8 @@ def build_space(name: str, out: Path, pins: dict[str, str] | None = None, org: s
     except ValueError as error:
         raise ValueError(f"{name}: {error} ({space_dir / 'requirements.txt'})") from None
     (target / "requirements.txt").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    if (space_dir / PACKAGES).is_file():  # Debian packages the Space installs (fonts with Chinese glyphs)
+        shutil.copy2(space_dir / PACKAGES, target / PACKAGES)
     shutil.copytree(examples_dir(), target / "examples")
     notes = target / "examples" / "README.md"
     if notes.is_file():

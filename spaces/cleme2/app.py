@@ -8,8 +8,10 @@ from gecscore.cleme2 import SPEC
 
 from gecscore.spaces.chunk_view import chunk_html
 from gecscore.spaces.inputs import InputError, read_corpus, required_text, text_lines
+from gecscore.common.examples import CHINESE, FRENCH
+from gecscore.common.options import SettingsExample
 from gecscore.spaces.layout import BERTSCORE_LAYERS as LAYERS
-from gecscore.spaces.layout import Page, metric_page, model_picker, option_control, serve
+from gecscore.spaces.layout import LANGUAGE_INFO, OPTION_ID, Page, metric_page, model_picker, option_control, serve
 from gecscore.spaces.loading import MetricHandle
 from gecscore.spaces.messages import guarded, ok_box
 from gecscore.spaces.results import corpus_outputs, scores_markdown
@@ -44,27 +46,33 @@ PAGE = Page(
          "They might even be advised not to get married or have children .",
          "He or she might even be advised not to get married or have children ."],
     ],
+    setting_examples=[
+        SettingsExample(CHINESE, (("language", "zh"), ("model", "bert-base-chinese"),
+                                  ("layer", LAYERS["bert-base-chinese"]))),
+        SettingsExample(FRENCH, (("language", "fr"),)),
+    ],
 )
 
 
 def settings() -> list[gr.Component]:
-    """Variant, level, assumption, chunk weighting (similarity model and layer), beta of CLEME v1."""
+    """Variant, level, assumption, chunk weighting (similarity model and layer), beta of CLEME v1, language."""
     with gr.Row():
         variant = option_control(NAME, "variant", "Variant", info="cleme = CLEME v1 (P/R/F)")
         level = option_control(NAME, "level", "Level", info="")
         assumption = option_control(NAME, "assumption", "Reference assumption", info="")
         weighting = gr.Dropdown(WEIGHTINGS, value="default", label="Chunk weights",
-                                info="default: similarity (cleme2), length (cleme)")
+                                info="default: similarity (cleme2), length (cleme)", elem_id=OPTION_ID + "weighting")
         model, layer = model_picker(list(LAYERS), LAYERS, info="similarity model: hub id, local path or minilm")
         beta = option_control(NAME, "beta", "β (CLEME v1 F-β)", info="")
-    return [variant, level, assumption, weighting, model, layer, beta]
+        language = option_control(NAME, "language", "Language", info=LANGUAGE_INFO)
+    return [variant, level, assumption, weighting, model, layer, beta, language]
 
 
-def options(variant, level, assumption, weighting, model, layer, beta) -> dict:
+def options(variant, level, assumption, weighting, model, layer, beta, language="en") -> dict:
     """The metric's compute options from the settings (β only for CLEME v1, model and layer only for similarity
     weights: an option that does not apply to the variant is an error)."""
     opts = {"variant": variant, "level": level, "assumption": assumption,
-            "weighting": None if weighting == "default" else weighting}
+            "weighting": None if weighting == "default" else weighting, "language": language}
     if variant == "cleme":
         opts["beta"] = beta
     if (opts["weighting"] or ("similarity" if variant == "cleme2" else "length")) == "similarity":
@@ -85,8 +93,9 @@ def build_demo(metric: MetricHandle | None = None) -> gr.Blocks:
     metric = metric or MetricHandle(NAME, __file__)
 
     @guarded
-    def score_sentence(source, hypothesis, references, variant, level, assumption, weighting, model, layer, beta):
-        opts = options(variant, level, assumption, weighting, model, layer, beta)
+    def score_sentence(source, hypothesis, references, variant, level, assumption, weighting, model, layer, beta,
+                       language="en"):
+        opts = options(variant, level, assumption, weighting, model, layer, beta, language)
         out = metric.compute(sources=[required_text("Source", source)],
                              predictions=[required_text("Hypothesis", hypothesis)],
                              references=[text_lines("References", references)], sentences=True, return_chunks=True,
@@ -98,8 +107,8 @@ def build_demo(metric: MetricHandle | None = None) -> gr.Blocks:
 
     @guarded
     def score_corpus(source_file, hypothesis_file, reference_files, variant, level, assumption, weighting, model,
-                     layer, beta):
-        opts = options(variant, level, assumption, weighting, model, layer, beta)
+                     layer, beta, language="en"):
+        opts = options(variant, level, assumption, weighting, model, layer, beta, language)
         corpus = read_corpus(source_file, hypothesis_file, reference_files, m2_references=True, m2_hypothesis=True)
         if corpus.reference_m2 is not None and corpus.hypothesis_m2 is None:
             raise InputError("an M2 reference file needs the hypothesis as M2 too (CLEME takes the edits of both from "

@@ -7,8 +7,10 @@ import gradio as gr
 from gecscore.spaces.edit_weights_view import (FOUND, MATCHED, MISSED, UNMATCHED, edit_table, gold_view,
                                                system_view)
 from gecscore.spaces.inputs import read_corpus, required_text, text_lines
+from gecscore.common.examples import CHINESE, FRENCH
+from gecscore.common.options import SettingsExample
 from gecscore.spaces.layout import BERTSCORE_LAYERS as LAYERS
-from gecscore.spaces.layout import Page, metric_page, model_picker, option_control, serve
+from gecscore.spaces.layout import LANGUAGE_INFO, Page, metric_page, model_picker, option_control, serve
 from gecscore.spaces.loading import MetricHandle
 from gecscore.spaces.messages import guarded, ok_box
 from gecscore.spaces.results import corpus_outputs, scores_markdown
@@ -42,6 +44,11 @@ PAGE = Page(
          "It is becoming even more convenient than talking via the phone since it is free .\n"
          "It is becoming even more convenient than talking on the phone , since it is free ."],
     ],
+    setting_examples=[
+        SettingsExample(CHINESE, (("language", "zh"), ("model", "bert-base-chinese"),
+                                  ("layer", LAYERS["bert-base-chinese"]))),
+        SettingsExample(FRENCH, (("language", "fr"),)),
+    ],
 )
 #: The variants whose edits are typed (PT-ERRANT): the per-type breakdown is shown for these only.
 TYPED_VARIANTS = ("errant", "senterrant")
@@ -53,7 +60,7 @@ COLOURS = {MATCHED: "#8fd18f", UNMATCHED: "#e06666", FOUND: "#8fd18f", MISSED: "
 
 
 def settings() -> list[gr.Component]:
-    """Variant, edit weights (BERTScore model and layer, or unit weights), beta, tokenisation."""
+    """Variant, edit weights (BERTScore model and layer, or unit weights), beta, tokenisation, language."""
     with gr.Row():
         variant = option_control(NAME, "variant", "Variant",
                                  info="sentm2 = PT-M2 (mean sentence F); m2 = corpus F; *errant = PT-ERRANT")
@@ -61,12 +68,13 @@ def settings() -> list[gr.Component]:
         model, layer = model_picker(list(LAYERS), LAYERS, info="BERTScore model: hub id, local path or minilm")
         beta = option_control(NAME, "beta", "β (F-β)", info="")
         tokenize = option_control(NAME, "tokenize", "Tokenise raw text with spaCy", info="")
-    return [variant, scorer, model, layer, beta, tokenize]
+        language = option_control(NAME, "language", "Language", info=LANGUAGE_INFO)
+    return [variant, scorer, model, layer, beta, tokenize, language]
 
 
-def options(variant, scorer, model, layer, beta, tokenize) -> dict:
+def options(variant, scorer, model, layer, beta, tokenize, language="en") -> dict:
     """The metric's compute options from the settings."""
-    opts = {"variant": variant, "scorer": scorer, "beta": beta, "tokenize": tokenize}
+    opts = {"variant": variant, "scorer": scorer, "beta": beta, "tokenize": tokenize, "language": language}
     if scorer == "bertscore":
         opts.update(model=model, layer=None if layer is None else int(layer))
     return opts
@@ -92,9 +100,9 @@ def build_demo(metric: MetricHandle | None = None) -> gr.Blocks:
     runs = RunCache()
 
     def corpus_run(source_file, hypothesis_file, reference_files, variant, scorer, model, layer, beta, tokenize,
-                   level):
+                   language, level):
         """The settings, the corpus and the result of a corpus run (computed once for both corpus endpoints)."""
-        opts = options(variant, scorer, model, layer, beta, tokenize)
+        opts = options(variant, scorer, model, layer, beta, tokenize, language)
         typed = types_option(level) if variant in TYPED_VARIANTS else {}
 
         def compute():
@@ -108,8 +116,8 @@ def build_demo(metric: MetricHandle | None = None) -> gr.Blocks:
         return (opts, *runs.get(key, compute))
 
     @guarded
-    def score_sentence(source, hypothesis, references, variant, scorer, model, layer, beta, tokenize):
-        opts = options(variant, scorer, model, layer, beta, tokenize)
+    def score_sentence(source, hypothesis, references, variant, scorer, model, layer, beta, tokenize, language="en"):
+        opts = options(variant, scorer, model, layer, beta, tokenize, language)
         source = required_text("Source", source)
         out = metric.compute(sources=[source], predictions=[required_text("Hypothesis", hypothesis)],
                              references=[text_lines("References", references)], return_edits=True, **opts)
@@ -122,9 +130,9 @@ def build_demo(metric: MetricHandle | None = None) -> gr.Blocks:
 
     @guarded
     def score_corpus(source_file, hypothesis_file, reference_files, variant, scorer, model, layer, beta, tokenize,
-                     level=None):
+                     language="en", level=None):
         opts, corpus, out = corpus_run(source_file, hypothesis_file, reference_files, variant, scorer, model, layer,
-                                       beta, tokenize, level)
+                                       beta, tokenize, language, level)
         fk = next(k for k in out if k.startswith("f"))
         rows = [{"precision": r["precision"], "recall": r["recall"], fk: r["f"],
                  "chosen": r.get("annotator", r.get("reference")), "correct": r["correct"],
@@ -132,11 +140,11 @@ def build_demo(metric: MetricHandle | None = None) -> gr.Blocks:
         return corpus_outputs(NAME, corpus.sources, corpus.predictions, out, rows, opts, ("edits", TYPES_KEY))
 
     def score_types(source_file, hypothesis_file, reference_files, variant, scorer, model, layer, beta, tokenize,
-                    level=None):
+                    language="en", level=None):
         """The per-type panel of the corpus run (its errors are shown by score_corpus, on the same click)."""
         try:
             opts, _, out = corpus_run(source_file, hypothesis_file, reference_files, variant, scorer, model, layer,
-                                      beta, tokenize, level)
+                                      beta, tokenize, language, level)
         except Exception:  # noqa: BLE001 - the corpus run's error already says what went wrong
             return types_panel(None, off="")
         if level and variant not in TYPED_VARIANTS:

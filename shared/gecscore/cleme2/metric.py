@@ -33,7 +33,7 @@ import numpy as np
 
 from gecscore.cleme2.chunks import FN, FP_NE, FP_UN, TN, TP, Chunk, Sample, label_chunks, \
     partition_sample, samples_from_m2, samples_from_text
-from gecscore.cleme2.weights import LLMRater, Weights, check_causal_lm, llm_weights, noise_pairs, \
+from gecscore.cleme2.weights import LLM_ALTERNATIVE, LLMRater, Weights, check_causal_lm, llm_weights, noise_pairs, \
     similarity_weights, uniform_noise_weights
 from gecscore.cleme2 import SPEC
 from gecscore.common.bootstrap import Aggregate, CorpusStatistic, GreedyReferences, SentenceMean, first_best_of
@@ -75,9 +75,10 @@ def check_models(options: Mapping[str, Any]) -> None:
     """Raise now, without loading weights, the error a run with `options` would raise loading its similarity model
     or LLM rater (an LLM rater's configuration is checked too)."""
     config = config_of(SPEC.resolve(options))
-    if config.weighting in ("similarity", "llm"):
+    if config.weighting == "similarity":
         check_loadable(str(config.model))
     if config.weighting == "llm":
+        check_loadable(str(config.model), alternative=LLM_ALTERNATIVE)  # MiniLM is no rater
         check_causal_lm(str(config.model))
 
 
@@ -412,7 +413,8 @@ def cleme_score(sources: Sequence[str] | None = None, predictions: Sequence[str]
         if references is None:
             raise ValueError("CLEME needs `references` (one list of references per sentence), or `hyp_m2` and "
                              "`ref_m2`")
-        prepared = prepare(sources, {"system": predictions}, references, robust=config.robust)
+        prepared = prepare(sources, {"system": predictions}, references, robust=config.robust,
+                           language=config.language)
         sources, systems, references = metric_texts(SPEC.text_form, prepared.sources, prepared.systems,
                                                     prepared.references, tokenize=config.tokenize,
                                                     language=config.language)

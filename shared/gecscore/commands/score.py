@@ -25,7 +25,7 @@ _M2_INPUT_HELP = {
               "(errant_compare's -ref)",
 }
 _POSITION = re.compile(r"`(?:(?P<src>sources)|predictions(?: of (?P<q>['\"])(?P<name>.*?)(?P=q))?"
-                       r"|references\[(?P<example>\d+)\])\[(?P<i>\d+)\]`")
+                       r"|references\[(?P<example>\d+)\]|(?P<row>references))\[(?P<i>\d+)\]`")
 
 
 def register(subparsers: Any) -> None:
@@ -37,13 +37,14 @@ def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "score", help="score system output files against references (or a gold M2); rank several systems",
         description="Score systems' output with a gecscore metric and print the corpus scores and the signature. "
-                    "Files hold one whitespace-tokenised sentence a line (raw text with --tokenize where the metric "
-                    "offers it). One system prints its scores; several (--predictions A B ..., or a folder of *.txt) "
-                    "are scored in one run and ranked by the headline score with 95% percentile-bootstrap "
-                    "intervals, and with --baseline each is tested against the baseline (paired bootstrap or "
-                    "approximate randomisation). --bootstrap N sets the resamples (one system: adds a 95% "
-                    "percentile interval; with --predictions2 too, a paired test of the second system against the "
-                    "first). Resamples reuse the per-sentence statistics of the one run: no model runs again.",
+                    "Files hold one sentence a line: whitespace-tokenised words (raw text with --tokenize where the "
+                    "metric offers it), or raw Chinese with --language zh (every character a token). One system "
+                    "prints its scores; several (--predictions A B ..., or a folder of *.txt) are scored in one run "
+                    "and ranked by the headline score with 95% percentile-bootstrap intervals, and with --baseline "
+                    "each is tested against the baseline (paired bootstrap or approximate randomisation). "
+                    "--bootstrap N sets the resamples (one system: adds a 95% percentile interval; with "
+                    "--predictions2 too, a paired test of the second system against the first). Resamples reuse the "
+                    "per-sentence statistics of the one run: no model runs again.",
     )
     parser.add_argument("metric", type=metric_name, choices=registry.NAMES, help="; ".join(
         [f"{s.name}: {s.title}, {s.summary}" for s in registry.SPECS.values()]
@@ -67,7 +68,11 @@ def register(subparsers: Any) -> None:
                             "bootstrap resamples)")
     refs = parser.add_mutually_exclusive_group()
     refs.add_argument("--references", type=Path, nargs="+", metavar="FILE",
-                      help="one file per reference set, aligned by line")
+                      help="one file per reference set, aligned by line. An empty line is a reference that deletes "
+                           "the whole sentence (as ERRANT, the M2 scorer and GLEU read it), but with --language zh it "
+                           "is no such reference, dropped with a warning: ChERRANT cannot score an empty reference, "
+                           "and a sentence with fewer references than files (MuCGEC's 1 to 7) leaves the line empty "
+                           "in the other files; a line empty in every file is an error")
     refs.add_argument("--gold-m2", type=Path, metavar="FILE",
                       help="gold M2: pt_m2 scores against its edits; the other metrics take each annotator's "
                            "corrected sentences as references (with --hyp-m2: the reference M2, as --ref-m2)")
@@ -101,10 +106,14 @@ def register(subparsers: Any) -> None:
         "metric options",
         "--KEY VALUE (VALUE is JSON when it parses: 0.1, true, null, [0.4,0.3,0.2,0.1]; else a string; a bare "
         "--KEY means true). " + "; ".join(f"{m}: {', '.join(registry.allowed_options(m))}" for m in registry.NAMES))
+    language = parser.add_argument_group("language", language_help())
     for name in sorted({o for m in registry.NAMES for o in registry.allowed_options(m)}):
         flags = [f"--{name}"] + ([f"--{name.replace('_', '-')}"] if "_" in name else [])
-        group.add_argument(*flags, dest=f"option_{name}", nargs="?", const="true", default=None, metavar="VALUE",
-                           help=argparse.SUPPRESS)
+        shown = name == "language"  # the one metric option with a paragraph of its own
+        (language if shown else group).add_argument(
+            *flags, dest=f"option_{name}", nargs="?", const="true", default=None,
+            metavar="CODE" if shown else "VALUE",
+            help="the text's language (default en)" if shown else argparse.SUPPRESS)
     compat = parser.add_argument_group(
         "errant_compare's flags",
         "With metric errant these score as ERRANT's own errant_compare (convention errant_compare, recorded in the "
@@ -128,6 +137,25 @@ def register(subparsers: Any) -> None:
     compat.add_argument("-ref", dest="input_ref_m2", type=Path, nargs="+", metavar="FILE",
                         help="reference M2 (the same as --ref-m2)")
     parser.set_defaults(func=run, cli_option_flag="-o")
+
+
+def language_help() -> str:
+    """The paragraph on `--language`: its values, what each gives and where the docs are (the option's own help is
+    one of many behind `--KEY VALUE`, too long for a line and hidden there)."""
+    from gecscore import registry
+    from gecscore.common.options import LANGUAGES
+
+    takes = [m for m in registry.NAMES if "language" in registry.allowed_options(m)]
+    return ("--language CODE, the text's language (recorded in the signature unless en). en (the default): "
+            "whitespace-tokenised English (--tokenize: spaCy's English pipeline), ERRANT's English edits and error "
+            "types. zh: raw Chinese (white space ignored), every character a token; the edit metrics from text write "
+            "ChERRANT's char-level M2 (give ChERRANT's lexicons with --zh-lexicon) and errant scores as ChERRANT "
+            "with --convention errant_compare; an empty reference line is no such reference (see --references). "
+            f"Also accepted: {' '.join(c for c in LANGUAGES if c not in ('en', 'zh'))}: whitespace-separated words "
+            "(--tokenize: spaCy's tokenizer rules for the language, no model), edits with no English rules typed "
+            "only M (missing), R (replacement) or U (unnecessary); GLEU and GREEN count the words. Metrics that take "
+            f"it: {', '.join(takes)}; the others score English. See docs/other-languages.md (\"Other languages\" "
+            "on the docs site).")
 
 
 def _workers(text: str) -> int:
@@ -465,10 +493,12 @@ def _label(path: Path) -> str:
 
 
 def _with_lines(message: str, args: argparse.Namespace, files: dict[str, Path]) -> str:
-    """The metric's message with file lines added to `sources[i]`, `predictions[i]`, `predictions of 'NAME'[i]`
-    and `references[k][j]` positions."""
+    """The metric's message with file lines added to `sources[i]`, `predictions[i]`, `predictions of 'NAME'[i]`,
+    `references[k][j]` and `references[k]` (a sentence's references: one line of every reference file) positions."""
     def where(match: re.Match) -> str:
         i = int(match.group("i"))
+        if match.group("row"):
+            return match.group(0) + (f" (line {i + 1} of the reference files)" if args.references else "")
         if match.group("src"):
             path: Any = args.sources or args.gold_m2
         elif match.group("example") is not None:

@@ -1,5 +1,6 @@
 """System scores from sentence scores: pairwise outcomes, TrueSkill and Expected Wins (gec-metrics semantics), for
-the meta-evaluation and the leaderboard's `aggregation="trueskill"`."""
+the meta-evaluation and the leaderboard's `aggregation="trueskill"`; TrueSkill also from pairwise tables that leave
+some pairs uncompared (LLM-S/E's judge, `trueskill_ratings`)."""
 
 from __future__ import annotations
 
@@ -39,22 +40,41 @@ def pairwise_outcomes(scores: Sequence[Sequence[float]]) -> np.ndarray:
 
 
 def trueskill_scores(scores: Sequence[Sequence[float]]) -> list[float]:
-    """Final TrueSkill `mu` of each system, rating every pair (i < j) sentence by sentence, in order.
+    """Final TrueSkill `mu` of each system, rating every pair (i < j) sentence by sentence, in order, by the
+    outcomes of their sentence scores (`pairwise_outcomes`; `trueskill_ratings` rates them)."""
+    outcomes = pairwise_outcomes(scores)
+    return trueskill_ratings(outcomes.tolist(), outcomes.shape[1])
 
-    Same settings, order and win/loss/draw outcomes as gec-metrics, but with a private `trueskill.TrueSkill`
-    environment: the package's global environment is never touched. Each match is `TrueSkill.rate` of two
-    one-player teams, computed by `rate_1vs1` bit for bit (a SEEDA table rates some 26,000 matches).
+
+def trueskill_ratings(tables: Sequence[Sequence[Sequence[int | None]]], systems: int) -> list[float]:
+    """Final TrueSkill `mu` of each of `systems` systems from per-sentence pairwise tables (`tables[s][i][j]`: +1
+    system i wins, -1 it loses, 0 a draw, None not compared), as gec-metrics' `MetricBase.run_trueskill`: every
+    sentence in order, every pair i < j in system order, a None pair skipped (LLM-S/E's corrections the judge did
+    not see); a system never compared keeps the initial `mu` 0.
+
+    Same settings, order and outcomes as gec-metrics, but with a private `trueskill.TrueSkill` environment: the
+    package's global environment is never touched. Each match is `TrueSkill.rate` of two one-player teams,
+    computed by `rate_1vs1` bit for bit (a SEEDA table rates some 26,000 matches).
     """
     import trueskill
 
-    outcomes = pairwise_outcomes(scores)
+    if systems < 2:
+        raise ValueError(f"need at least two systems to compare, got {systems}")
+    for s, table in enumerate(tables):
+        if len(table) != systems or any(len(row) != systems for row in table):
+            raise ValueError(f"pairwise table {s} is not {systems} x {systems} (one row and column per system)")
     env = trueskill.TrueSkill(**TRUESKILL_SETTINGS)
     first = env.create_rating()
-    ratings = [(first.pi, first.tau)] * outcomes.shape[1]
+    ratings = [(first.pi, first.tau)] * systems
     margin = trueskill.calc_draw_margin(env.draw_probability, 2, env)
-    for table in outcomes:
-        for i, j in itertools.combinations(range(len(ratings)), 2):
-            outcome = int(table[i, j])
+    for s, table in enumerate(tables):
+        for i, j in itertools.combinations(range(systems), 2):
+            outcome = table[i][j]
+            if outcome is None:  # not compared: gec-metrics' `continue`
+                continue
+            if outcome not in (-1, 0, 1):
+                raise ValueError(f"pairwise table {s}, systems {i} and {j}: outcome {outcome!r} is not 1, -1, 0 "
+                                 "or None")
             if outcome < 0:  # `rate` sorts the teams by rank: the winner comes first
                 ratings[j], ratings[i] = rate_1vs1(env, ratings[j], ratings[i], False, margin)
             else:

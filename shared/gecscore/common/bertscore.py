@@ -37,6 +37,7 @@ DEFAULT_LAYERS = {
     "bert-base-cased": 9,
     "bert-large-uncased": 18,
     "bert-base-multilingual-cased": 9,
+    "bert-base-chinese": 8,
     "roberta-base": 10,
     "roberta-large": 17,
     "distilbert-base-uncased": 5,

@@ -18,8 +18,9 @@ that docs/reference-behaviour.md and docs/other-languages.md describe:
   correction equal to the source (or `没有错误`) is a `noop`, `无法标注` an `NA`.
 
 The substitution cost needs ChERRANT's two lexicons (the Cilin thesaurus and its character confusion sets), which
-gecscore does not ship: `load_lexicon` reads them from ChERRANT's `data/` folder or from a JSON file of them
-(`tests/zh_lexicon/make.py` says how the tests' lexicon was made). Run with empty lexicons, ChERRANT itself writes
+gecscore does not ship: `load_lexicon` reads them from ChERRANT's `data/` folder, from a JSON file of them
+(`tests/zh_lexicon/make.py` says how the tests' lexicon was made), or fetches them on request (`"cherrant"`,
+`cherrant_lexicon`). Run with empty lexicons, ChERRANT itself writes
 38 of MuCGEC dev's 1,137 reference blocks and 3 of its prediction blocks differently, so there is no lexicon-free
 default.
 
@@ -38,6 +39,7 @@ from itertools import groupby
 from pathlib import Path
 from typing import Any, Iterator, Mapping, Sequence
 
+from gecscore.common import cherrant_lexicon
 from gecscore.common.sharing import LRU
 
 #: The environment variable naming the lexicon when the `zh_lexicon` option is not given.
@@ -126,7 +128,10 @@ def _read_json(path: Path) -> ChineseLexicon:
 
 @lru_cache(maxsize=4)
 def _load(path: str) -> ChineseLexicon:
-    """The lexicon at `path`, read once per process."""
+    """The lexicon at `path` (`"cherrant"`: ChERRANT's files, fetched once into the cache), read once per
+    process."""
+    if path == cherrant_lexicon.NAME:
+        return _read_cherrant(cherrant_lexicon.fetched_folder())
     where = Path(path)
     if where.is_dir():
         if not (where / "cilin.txt").is_file() or not (where / "confusion_dict.txt").is_file():
@@ -135,19 +140,22 @@ def _load(path: str) -> ChineseLexicon:
         return _read_cherrant(where)
     if where.is_file():
         return _read_json(where)
-    raise ValueError(f"`zh_lexicon` {path!r} is neither a folder nor a file")
+    raise ValueError(f"`zh_lexicon` {path!r} is neither a folder nor a file (nor {cherrant_lexicon.NAME!r}, which "
+                     "fetches ChERRANT's lexicons)")
 
 
 def load_lexicon(path: str | os.PathLike[str] | None = None) -> ChineseLexicon:
-    """The lexicon named by `path` or `$GECSCORE_ZH_LEXICON`: ChERRANT's `data/` folder or a JSON file of it.
-    Neither given is an error naming the option, before any work."""
+    """The lexicon named by `path` or `$GECSCORE_ZH_LEXICON`: ChERRANT's `data/` folder, a JSON file of it, or
+    `"cherrant"` (its files fetched from MuCGEC's repository at a pinned commit, `cherrant_lexicon`). Neither given
+    is an error naming the option, before any work."""
     chosen = path if path is not None else os.environ.get(LEXICON_ENV)
     if not chosen:
         raise ValueError("language='zh' from text aligns characters with ChERRANT's lexicons (the Cilin thesaurus "
                          "and its confusion sets), which gecscore does not ship: pass `zh_lexicon` (CLI "
                          f"--zh-lexicon) or set {LEXICON_ENV} to ChERRANT's data folder (scorers/ChERRANT/data in "
-                         "HillZhang1999/MuCGEC, with cilin.txt and confusion_dict.txt); or score ChERRANT M2 files "
-                         "with `hyp_m2`/`ref_m2`")
+                         "HillZhang1999/MuCGEC, with cilin.txt and confusion_dict.txt), or to "
+                         f"{cherrant_lexicon.NAME!r} to fetch those files once (pinned commit, checked digests); or "
+                         "score ChERRANT M2 files with `hyp_m2`/`ref_m2`")
     return _load(os.fspath(chosen))
 
 

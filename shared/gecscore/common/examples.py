@@ -3,6 +3,8 @@ and references (`SpaceText.sentence_examples`), written once."""
 
 from __future__ import annotations
 
+from gecscore.common.options import SettingsExample
+
 #: A CoNLL-2014 test source with several errors (subject-verb agreement, tense, spelling, a wrong preposition).
 DISEASE = "Do one who suffered from this disease keep it a secret of infrom their relatives ?"
 
@@ -20,3 +22,14 @@ REFERENCE_EXAMPLES: tuple[tuple[str, str, str], ...] = (
         "He or she might even be advised not to get married or have children .",
     ),
 )
+
+#: Written for gecscore (not from a corpus): a Chinese sentence with a doubled character and a missing verb, as raw
+#: text (every character a token with language='zh'), and two references.
+CHINESE = ("我昨天在图书馆看书书，然后公园散步。", "我昨天在图书馆看书，然后去公园散步。",
+           "我昨天在图书馆看书，然后去公园散步。\n昨天我在图书馆看书，然后去公园散步了。")
+#: Written for gecscore: a French sentence with a participle that does not agree and a missing article, tokenised.
+FRENCH = ("Elle est allé à école hier .", "Elle est allée à école hier .",
+          "Elle est allée à l' école hier .\nHier , elle est allée à l' école .")
+#: The other-language examples of a reference-based page whose only language setting is `language`.
+LANGUAGE_EXAMPLES: tuple[SettingsExample, ...] = (SettingsExample(CHINESE, (("language", "zh"),)),
+                                                  SettingsExample(FRENCH, (("language", "fr"),)))

@@ -15,6 +15,11 @@ passes here before any work starts.
   copies would cost the encoder more than `WORK_PER_TOKEN * max_tokens` tokens (`check_encoder_work`).
 - Empty or whitespace-only predictions of non-empty sources are flagged as degenerate; with `robust=True` they are
   scored as the unchanged source (`gecscore.common.results`).
+- An empty (or whitespace-only) reference is a correction that deletes the whole sentence, as ERRANT, the M2 scorer
+  and GLEU read an empty line (CoNLL-2014's second annotator deleted three sentences; SEEDA's REF1 has one such
+  line), except in Chinese (`language='zh'`): ChERRANT cannot score an empty reference, and a file per reference
+  set leaves the line empty where a sentence has fewer references (MuCGEC's 1 to 7), so there it is no such
+  reference, dropped with an `EmptyReferencesWarning` (`drop_empty_references`).
 
 Every error names the argument and the position.
 
@@ -212,6 +217,33 @@ def check_tokenised(name: str, values: Sequence[str], *, max_share: float = 0.1)
         raise ValueError(f"{finding}; tokenise it (e.g. 'word , word .') or pass tokenize=True")
 
 
+class EmptyReferencesWarning(UserWarning):
+    """With `language='zh'`, empty references were read as no such reference and dropped."""
+
+
+def drop_empty_references(references: list[list[str]], language: str) -> list[list[str]]:
+    """`references` without their empty (or whitespace-only) texts where `language` is 'zh', with one
+    `EmptyReferencesWarning` counting them; a sentence left with none is an error naming it. Other languages keep
+    an empty reference: it deletes the whole sentence there (see the module docstring for why)."""
+    if language != "zh" or all(text.strip() for group in references for text in group):
+        return references
+    kept = [[text for text in group if text.strip()] for group in references]
+    empty = next((i for i, group in enumerate(kept) if not group), None)
+    if empty is not None:
+        raise ValueError(f"`references[{empty}]` has no reference: all its {len(references[empty])} are empty, and "
+                         "language='zh' reads an empty reference as no such reference (ChERRANT cannot score one); "
+                         "give at least one correction of this sentence")
+    first = next(i for i, (group, left) in enumerate(zip(references, kept)) if len(group) != len(left))
+    column = next(j for j, text in enumerate(references[first]) if not text.strip())
+    dropped = sum(map(len, references)) - sum(map(len, kept))
+    sentences = sum(len(group) != len(left) for group, left in zip(references, kept))
+    warn(f"{dropped} empty reference(s) in {sentences} sentence(s), the first `references[{first}][{column}]`, were "
+         "read as no such reference and dropped: with language='zh' an empty reference is a missing one (ChERRANT "
+         "cannot score an empty reference; a file per reference set leaves the line empty where a sentence has "
+         "fewer references). Reference numbers in the results count the references kept", EmptyReferencesWarning)
+    return kept
+
+
 class TextHygieneWarning(UserWarning):
     """Some sentences hold invisible characters or text not in NFC (see `normalize=True`)."""
 
@@ -323,8 +355,10 @@ def check_changed_runs(name: str, sources: Sequence[str], texts: Sequence[str], 
 
 
 def prepare(sources: Any, systems: Mapping[str, Any], references: Any, *, normalize: bool = False,
-            max_tokens: int | None = None, robust: bool = False, max_changed_run: int | None = None) -> Prepared:
-    """Every input checked before any work; see the module docstring for what happens to what."""
+            max_tokens: int | None = None, robust: bool = False, max_changed_run: int | None = None,
+            language: str = "en") -> Prepared:
+    """Every input checked before any work; see the module docstring for what happens to what (`language`: what
+    an empty reference is, `drop_empty_references`)."""
     sources = check_texts("sources", sources)
     n = len(sources)
     found: list[str] = []
@@ -338,8 +372,8 @@ def prepare(sources: Any, systems: Mapping[str, Any], references: Any, *, normal
         checked[system] = check_clean(label, predictions, normalize=normalize, max_tokens=max_tokens, found=found)
     refs = None
     if references is not None:
-        refs = check_clean_groups(check_references(references, n), normalize=normalize, max_tokens=max_tokens,
-                                  found=found)
+        refs = check_clean_groups(drop_empty_references(check_references(references, n), language),
+                                  normalize=normalize, max_tokens=max_tokens, found=found)
     for system, predictions in checked.items():
         label = "predictions" if len(systems) == 1 else f"predictions of {system!r}"
         check_changed_runs(label, sources, predictions, max_changed_run)

@@ -163,8 +163,9 @@ def zh_lexicon_option(variants: tuple[str, ...] = ()) -> Option:
     metric's variants that extract them, () for all)."""
     return Option("zh_lexicon", "str", None, "language='zh' from text: ChERRANT's lexicons, which gecscore does not "
                   "ship, as its data folder (scorers/ChERRANT/data of HillZhang1999/MuCGEC: cilin.txt and "
-                  "confusion_dict.txt) or a JSON file of them (None: $GECSCORE_ZH_LEXICON); the signature records "
-                  "their digest", nullable=True, variants=variants)
+                  "confusion_dict.txt), a JSON file of them, or 'cherrant' to fetch those two files once from "
+                  "MuCGEC's repository at a pinned commit, digests checked, into gecscore's cache (None: "
+                  "$GECSCORE_ZH_LEXICON); the signature records their digest", nullable=True, variants=variants)
 
 
 def language_option(edits: bool = False) -> Option:
@@ -257,6 +258,21 @@ class Control:
         return any(layer is not None for _, layer in self.models)
 
 
+@dataclass(frozen=True)
+class SettingsExample:
+    """A Space's sentence example that needs settings of its own (a Chinese sentence needs `language='zh'`): its
+    texts as a sentence example has them and the (option, value) pairs it sets (the other settings keep their
+    starting values)."""
+
+    texts: tuple[str, ...]
+    settings: tuple[tuple[str, Any], ...]
+
+    @property
+    def values(self) -> dict[str, Any]:
+        """The settings as a mapping."""
+        return dict(self.settings)
+
+
 #: A Space's view of a one-sentence result: (the sentence's source, the evaluate result) -> Markdown.
 SentenceView = Callable[[str, Mapping[str, Any]], str]
 #: A Space's row of the Corpus tab's per-sentence table, from one entry of the result's per-sentence list.
@@ -272,11 +288,13 @@ class SpaceText:
     A reference-free metric's page takes several hypotheses of one source and ranks them by their scores
     (`score_key`: the result's corpus score); a reference-based one scores one hypothesis against its references.
     `sentence_view` and `corpus_row` are the metric's own presentation (pure functions of the result, in its
-    package); without them the page shows the result's numbers and each sentence's `score`."""
+    package); without them the page shows the result's numbers and each sentence's `score`. `setting_examples`
+    are sentence examples with settings of their own (other languages)."""
 
     intro: str
     settings: tuple[str | Control, ...] = ()
     sentence_examples: tuple[tuple[str, ...], ...] = ()
+    setting_examples: tuple[SettingsExample, ...] = ()
     source_label: str = "Source"
     hypothesis_label: str = ""
     score_key: str = "score"

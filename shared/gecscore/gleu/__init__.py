@@ -8,7 +8,7 @@ them; `counting.py` counts k-grams (per sentence, and for a whole run with array
 """
 
 from gecscore.common.exports import lazy_exports
-from gecscore.common.examples import REFERENCE_EXAMPLES
+from gecscore.common.examples import LANGUAGE_EXAMPLES, REFERENCE_EXAMPLES
 from gecscore.common.options import Control, MetricSpec, Option, ScriptText, SpaceText, input_options, language_option
 from gecscore.gleu import space as _space
 
@@ -91,7 +91,9 @@ deviation and a normal 95% interval. Inputs are whitespace-tokenised sentences. 
         returns="""\
     gleu (float): the mean corpus GLEU over the seeded reference draws.
     std (float): the standard deviation of the iterations' corpus GLEU.
-    interval (list of 2 floats): the script's normal 95% interval, mean ± 1.96 × std.
+    script_interval (dict): the script's normal 95% interval over the reference draws, `low` = mean − 1.96 × std
+        and `high` = mean + 1.96 × std (not clipped to [0, 1]), with the `method` that says so; not a confidence
+        interval over sentences (`gecscore score --bootstrap N` gives that).
     iterations (int): the number of draws averaged.
     sentences (list of dict): per sentence, when requested (SentGLEU and its n-gram statistics).
     degenerate_sentences (list of dict): the flagged sentences.
@@ -120,6 +122,7 @@ deviation and a normal 95% interval. Inputs are whitespace-tokenised sentences. 
             "2015](https://aclanthology.org/P15-2097/))."
         ),
         sentence_examples=REFERENCE_EXAMPLES,
+        setting_examples=LANGUAGE_EXAMPLES,
         settings=(
             Control("variant", "Variant", "the official script, or gec-metrics' `gleu`"),
             Control("iterations", "Iterations", "reference draws averaged"),

@@ -5,8 +5,9 @@ the clipped k-gram matches with the reference less the hypothesis k-grams that t
 does not (floored at 0), over the hypothesis k-gram count. Iteration j of `iterations` seeds Python's `random` with
 j × `seed_step` and draws one reference per sentence with `randint`, in sentence order; its corpus GLEU is the
 brevity-penalised geometric mean of the summed statistics. The corpus score is the mean over the iterations, with
-their standard deviation and the normal 95% interval around the mean, as the script reports them. A sentence's
-score (SentGLEU, the script's `--sent`) is the mean of its smoothed GLEU against each reference.
+their standard deviation and the normal 95% interval around the mean, as the script reports them; the interval is
+`script_interval`, its bounds with their method, so that nobody reads it as a bootstrap confidence interval. A
+sentence's score (SentGLEU, the script's `--sent`) is the mean of its smoothed GLEU against each reference.
 
 Statistics are per sentence; the draws depend only on the number of references of every sentence and are made in
 `score`, so shards concatenate. The draws are Python's Mersenne Twister stream as `random.randint` consumes it
@@ -35,6 +36,10 @@ from gecscore.gleu.counting import Grams, ngram_counts
 
 #: The script divides the summed log precisions by 4 whatever the n-gram order.
 LOG_PRECISION_DIVISOR = 4
+#: How the bounds of `script_interval` are made, as the result names them beside the bootstrap's `method`.
+SCRIPT_INTERVAL_METHOD = ("the official GLEU script's normal interval: mean ± 1.96 × std of the corpus GLEU over the "
+                          "reference draws (scipy.stats.norm.interval(0.95)); the spread of the reference choice, "
+                          "not a confidence interval over sentences (the bootstrap's), and not clipped to [0, 1]")
 #: Resamples scored per matrix product in `DrawnGLEU.batch` (bounds its memory: rows × sentences × references).
 _BATCH_ROWS = 256
 #: The settings that change the numbers, in signature order.
@@ -93,9 +98,8 @@ def score(stats: GLEUStatistics) -> MetricResult:
                             stats.signature, {"degenerate_sentences": degenerate}, sentence_key="sentences")
     scores = rules.rows(drawn_totals(counts, draws)).tolist()
     mean, std = rules.mean(scores), np.std(scores)
-    low, high = normal_interval(mean, std)
-    details = {"std": float(std), "interval": [float(low), float(high)], "iterations": int(settings["iterations"]),
-               "degenerate_sentences": degenerate}
+    details = {"std": float(std), "script_interval": script_interval(mean, float(std)),
+               "iterations": int(settings["iterations"]), "degenerate_sentences": degenerate}
     records = Deferred(functools.partial(sentence_records, stats, statistic, draws), len(counts))
     return MetricResult("gleu", {"gleu": float(mean)}, "gleu", records, statistic, stats.signature, details,
                         sentence_key="sentences")
@@ -482,6 +486,13 @@ def _padded(counts: np.ndarray, width: int) -> np.ndarray:
 #: (the lower one 0.025000000000000022, so both are ±1.959963984540054 to the last bit). Written out: importing
 #: scipy.stats took half of a one-system GLEU run, for two constants.
 _Z_LOW, _Z_HIGH = -1.959963984540054, 1.959963984540054
+
+
+def script_interval(mean: float, std: float) -> dict[str, Any]:
+    """The official script's interval as every output shows it: its two bounds (`normal_interval`) with their
+    `method`, under a name of its own, so that nobody reads it as the bootstrap's confidence interval."""
+    low, high = normal_interval(mean, std)
+    return {"low": float(low), "high": float(high), "method": SCRIPT_INTERVAL_METHOD}
 
 
 def normal_interval(mean: float, std: float) -> tuple[float, float]:

@@ -9,9 +9,10 @@ the chunk right), or read from gec-metrics' weight file. `chunks.py` cuts and ju
 reads the weights, `metric.py` gathers the statistics and scores them; `SPEC` declares the options once.
 """
 
+from gecscore.common.examples import LANGUAGE_EXAMPLES
 from gecscore.common.exports import lazy_exports
 from gecscore.common.options import (
-    Control, MetricSpec, Option, ScriptText, SpaceText, Unshardable, input_options, language_option,
+    Control, MetricSpec, Option, ScriptText, SettingsExample, SpaceText, Unshardable, input_options, language_option,
     zh_lexicon_option,
 )
 from gecscore.gotoscorer import space as _space
@@ -149,9 +150,12 @@ Higher is better.
         settings=(
             Control("beta", "β", "F-beta's β (0.5 weighs precision more)"),
             Control("ref_id", "Reference", "which reference line is scored against (0: first)"),
-            Control("language", "Language", "zh: ChERRANT's char edits (needs its lexicon); any other but en: edits with no "
-                    "English rules, typed M/R/U"),
+            Control("language", "Language", "zh: ChERRANT's char edits (its lexicon fetched once); any other but en: edits "
+                    "with no English rules, typed M/R/U"),
         ),
+        # GoToScorer reads one reference: the examples' first.
+        setting_examples=tuple(SettingsExample((*e.texts[:2], e.texts[2].split("\n")[0]), e.settings)
+                               for e in LANGUAGE_EXAMPLES),
         source_label="Source (tokenised)",
         sentence_view=_space.sentence_view,
         corpus_row=_space.corpus_row,

@@ -7,7 +7,7 @@ that gives it the highest F, and the corpus score sums the counts of those refer
 """
 
 from gecscore.common.exports import lazy_exports
-from gecscore.common.examples import REFERENCE_EXAMPLES
+from gecscore.common.examples import LANGUAGE_EXAMPLES, REFERENCE_EXAMPLES
 from gecscore.common.options import Control, MetricSpec, Option, ScriptText, SpaceText, input_options, language_option
 from gecscore.green import space as _space
 
@@ -111,6 +111,7 @@ This is gec-metrics 0.1.1's `green`, float for float. Inputs are whitespace-toke
             "([Koyama et al., INLG 2024](https://aclanthology.org/2024.inlg-main.25/))."
         ),
         sentence_examples=REFERENCE_EXAMPLES,
+        setting_examples=LANGUAGE_EXAMPLES,
         settings=(
             Control("n", "n-gram order", ""),
             Control("beta", "β", "recall weighs β times as much as precision"),

@@ -397,7 +397,9 @@ class Impara:
         return ImparaResult(sentence, quality, similarity, self.signature(), tuple(merge(degenerate)))
 
     def similarity_encoder(self) -> Any:
-        """The similarity estimator of the impara variant (loaded once), after checking `max_length` against it."""
+        """The similarity estimator of the impara variant (loaded once), after checking `max_length` against it; a
+        model that cannot be found fails first, naming `se_model` (not the Hub's retries, nor the `model` option)."""
+        check_model_path(self.se_model, role="the similarity estimator (se_model)", alternative=SE_ALTERNATIVE)
         encoder = Encoder.get(self.se_model, device=self.device)
         check_max_length(self.max_length, encoder, self.se_model, "similarity estimator")
         return encoder

