@@ -301,3 +301,43 @@ def test_m2_on_two_processes_equals_one_process(shared_data, monkeypatch):
         assert pools == [2]
         pools.clear()
         assert two == one, (variant, robust)
+
+
+def test_a_chosen_number_of_workers_caps_the_encoders_torch_threads(monkeypatch, tiny_bert):
+    """`workers` is the cores gecscore may use, the encoder's included: a CPU forward under a chosen number runs with
+    at most that many torch threads (torch's own setting again afterwards, after an error too); the default, a GPU
+    device and a cap above torch's setting leave torch alone; the embeddings do not change."""
+    import torch
+
+    from gecscore.common.encoders import Encoder
+
+    monkeypatch.delenv(workers.WORKERS_ENV, raising=False)
+    before = torch.get_num_threads()
+    torch.set_num_threads(2)
+    try:
+        with workers.capped_torch_threads("cpu"):
+            assert torch.get_num_threads() == 2  # the default: torch's own setting
+        with workers.using_workers(1):
+            with workers.capped_torch_threads("cuda:0"):
+                assert torch.get_num_threads() == 2
+            with pytest.raises(RuntimeError, match="inside"):
+                with workers.capped_torch_threads("cpu"):
+                    assert torch.get_num_threads() == 1
+                    raise RuntimeError("inside")
+            assert torch.get_num_threads() == 2
+        with workers.using_workers(4), workers.capped_torch_threads("cpu"):
+            assert torch.get_num_threads() == 2  # a cap above torch's setting adds no threads
+        encoder = Encoder(str(tiny_bert), cache_bytes=0)
+        seen: list[int] = []
+        hook = encoder.model.register_forward_pre_hook(lambda *_: seen.append(torch.get_num_threads()))
+        texts = ["he go to school .", "she goes to school ."]
+        try:
+            free = encoder.embed(texts, pooling="mean")
+            with workers.using_workers(1):
+                capped = encoder.embed(texts, pooling="mean")
+        finally:
+            hook.remove()
+        assert seen == [2, 1] and torch.get_num_threads() == 2
+        assert all((a == b).all() for a, b in zip(free, capped))
+    finally:
+        torch.set_num_threads(before)

@@ -24,6 +24,7 @@ from gecscore.common.edit_impact import Similarity, WeightRequest, edit_weights
 from gecscore.common.encoders import check_model_path, load_model, resolve_model, select_device
 from gecscore.common.inputs import check_encoder_work
 from gecscore.common.progress import progress_bar
+from gecscore.common.workers import capped_torch_threads
 
 if TYPE_CHECKING:
     import transformers
@@ -262,7 +263,7 @@ class LLMRater:
             enc = self.tokenizer([self._text(p) for p in batch], return_tensors="pt", padding=True,
                                  add_special_tokens=False)
             enc = {k: v.to(self.device) for k, v in enc.items()}
-            with torch.no_grad():
+            with torch.no_grad(), capped_torch_threads(self.device):
                 out = self.model.generate(**enc, max_new_tokens=self.max_new_tokens, do_sample=False,
                                           pad_token_id=self.tokenizer.pad_token_id)
             new = out[:, enc["input_ids"].shape[1]:]

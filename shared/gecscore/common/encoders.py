@@ -62,6 +62,7 @@ from gecscore.common.embedding_cache import (DiskCacheSetting, EmbeddingCache, c
                                              model_identity, requested)
 from gecscore.common.caller import warn
 from gecscore.common.inputs import check_texts
+from gecscore.common.workers import capped_torch_threads
 
 T = TypeVar("T")
 #: Whether loading a model shows its progress bars (None: when standard error is a terminal); `loading_progress`.
@@ -667,8 +668,9 @@ class Encoder:
             missing = [text for text in missing if text not in stored]
         if missing:
             show = len(missing) >= AUTO_PROGRESS if progress is None else progress
-            computed = dict(zip(missing, self._forward(missing, max_length, layer, batch_size, show, pooling,
-                                                       head)))
+            with capped_torch_threads(str(self.device)):  # the cores the user gave gecscore, the encoder's too
+                computed = dict(zip(missing, self._forward(missing, max_length, layer, batch_size, show, pooling,
+                                                           head)))
             if self.disk_cache is not None:
                 self.disk_cache.save(kind, computed)
             self._keep(kind, computed, found)

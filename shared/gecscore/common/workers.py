@@ -12,6 +12,10 @@ core this process may use (`available_cores`: its CPU affinity, a cgroup CPU quo
 node), provided worker processes can start safely (`can_start_workers`): a spawned worker imports the script that
 started it again, so a script whose work is not under `if __name__ == "__main__":` keeps to one process rather
 than running itself again. `0` means every available core.
+
+A number the user chose is the cores gecscore may use, the encoder's included: an encoder's CPU forward runs with
+at most that many torch threads (`capped_torch_threads`), so `--workers 8` on a shared 64-core node uses 8 cores,
+not 8 processes beside 64 torch threads. With the default, torch keeps its own setting.
 """
 
 from __future__ import annotations
@@ -107,6 +111,28 @@ def using_workers(n: int) -> Iterator[None]:
         yield
     finally:
         _CHOSEN = before
+
+
+@contextmanager
+def capped_torch_threads(device: str) -> Iterator[None]:
+    """Inside the block, torch's CPU threads are at most the number of workers the user chose (`set_workers`,
+    `$GECSCORE_WORKERS`, `--workers`), restored after, on an error too. A GPU forward, the default number of
+    workers and a cap at or above torch's own setting leave torch as it is. torch's setting is per process: a
+    forward in another thread meanwhile shares the cap."""
+    if str(device).split(":")[0] != "cpu" or not user_chose_workers():
+        yield
+        return
+    import torch
+
+    before, cap = torch.get_num_threads(), cpu_workers()
+    if cap >= before:
+        yield
+        return
+    torch.set_num_threads(cap)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(before)
 
 
 # ---------------------------------------------------------------------------------------------------

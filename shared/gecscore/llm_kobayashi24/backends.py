@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from gecscore.common.encoders import cannot_load, check_model_path, resolve_model, select_device, shared_model
+from gecscore.common.workers import capped_torch_threads
 from gecscore.llm_kobayashi24.judge import HIGHEST, LOWEST, answer_schema
 from gecscore.llm_kobayashi24.judge import SYSTEM_MESSAGE
 
@@ -177,7 +178,7 @@ class LocalModel:
             return self.constrained_answer(prompt, n)
         encoded = self.tokenizer(self.text_of(prompt), return_tensors="pt").to(self.device)
         pad = self.tokenizer.pad_token_id if self.tokenizer.pad_token_id is not None else self.tokenizer.eos_token_id
-        with torch.no_grad():
+        with torch.no_grad(), capped_torch_threads(self.device):
             out = self.model.generate(**encoded, do_sample=False, max_new_tokens=self.max_new_tokens,
                                       pad_token_id=pad)
         return self.tokenizer.decode(out[0, encoded["input_ids"].shape[1]:], skip_special_tokens=True)
@@ -203,7 +204,7 @@ class LocalModel:
         ids = self.tokenizer(prefix + continuation, add_special_tokens=True)["input_ids"]
         shared = next((k for k, (a, b) in enumerate(zip(head, ids)) if a != b), min(len(head), len(ids)))
         shared = max(shared, 1)  # the first token is always given
-        with torch.no_grad():
+        with torch.no_grad(), capped_torch_threads(self.device):
             logits = self.model(input_ids=torch.tensor([ids], device=self.device)).logits[0]
         logprobs = torch.log_softmax(logits.double(), dim=-1)
         return float(sum(logprobs[t - 1, ids[t]] for t in range(shared, len(ids))))

@@ -33,6 +33,7 @@ from gecscore.common.progress import progress_bar
 from gecscore.common.results import TRUNCATED, MetricResult, flag, merge, sentence_core
 from gecscore.common.signature import make_signature
 from gecscore.common.statistics import Statistics
+from gecscore.common.workers import capped_torch_threads
 from gecscore.scribendi import SPEC
 
 #: The settings that change the numbers, in signature order.
@@ -203,7 +204,7 @@ class LanguageModel:
             inputs = self.tokenizer(prefixed[start:start + batch_size], **encode)
             ids = inputs["input_ids"].to(self.model.device)
             mask = inputs["attention_mask"].to(self.model.device)
-            with torch.no_grad():
+            with torch.no_grad(), capped_torch_threads(str(self.model.device)):
                 logits = self.model(ids, attention_mask=mask).logits[:, :-1, :].contiguous()
                 labels = ids[:, 1:].contiguous()
                 shift_mask = mask[:, 1:].contiguous()

@@ -25,6 +25,7 @@ from gecscore.common.progress import progress_bar
 from gecscore.common.results import TRUNCATED, MetricResult, flag, merge, sentence_core
 from gecscore.common.signature import make_signature
 from gecscore.common.statistics import Statistics
+from gecscore.common.workers import capped_torch_threads
 from gecscore.some import SPEC
 
 #: The aspects in the order of the options (`model_g`, `model_f`, `model_m`) and their record names.
@@ -207,7 +208,7 @@ class Regressors:
             srcs = list(sources[start:start + batch_size])
             single = self.tokenizer(hyps, **encode)  # gec-metrics encodes it twice, identically
             inputs = {"g": single, "f": single, "m": self.tokenizer(srcs, hyps, **encode)}
-            with torch.no_grad():
+            with torch.no_grad(), capped_torch_threads(str(next(iter(self.models.values())).device)):
                 for aspect, model in self.models.items():
                     batch = {k: v.to(model.device) for k, v in inputs[aspect].items()}
                     out[aspect] += [normalise(r) for r in model(**batch).logits.view(-1).tolist()]
