@@ -27,9 +27,12 @@ def _loading_error(name, **options):
     {"errant": {}, "cleme2": {"weighting": "llm", "model": MISSING}},
 ])
 def test_a_missing_model_fails_when_the_hook_is_built(metrics):
+    from gecscore.cleme2.weights import LLM_ALTERNATIVE
+
     with pytest.raises(OSError) as error:
         seq2seq_compute_metrics(TOKENIZER, metrics)
-    assert str(error.value).startswith(_loading_error(MISSING))
+    rater = metrics.get("cleme2", {}).get("weighting") == "llm"  # an LLM rater's alternative is no encoder
+    assert str(error.value).startswith(_loading_error(MISSING, **({"alternative": LLM_ALTERNATIVE} if rater else {})))
     assert "cannot be loaded offline" in str(error.value)
 
 
