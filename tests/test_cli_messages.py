@@ -76,18 +76,20 @@ def test_cli_metric_typo_names_the_nearest(capsys):
 
 
 def test_score_help_explains_language_and_empty_reference_lines():
-    """`gecscore score --help`: the intro names raw Chinese, `--language` has a paragraph of its own (every accepted
-    code, what en, zh and the others give, the docs page), and `--references` says what an empty line means."""
-    from gecscore.common.options import LANGUAGES
+    """`gecscore score --help`: the intro names raw Chinese, `--language` has a paragraph of its own (any code
+    accepted, the suggested ones listed, when --tokenize works, what en, zh and the others give, the docs page),
+    and `--references` says what an empty line means."""
+    from gecscore.common.options import SUGGESTED_LANGUAGES
 
     parser = build_parser("score")
     score = next(a for a in parser._actions if a.dest == "command").choices["score"]
     assert "raw Chinese with --language zh" in score.description
     group = next(g for g in score._action_groups if g.title == "language")
     paragraph = group.description
-    codes = paragraph.split("Also accepted: ")[1].split(":")[0].split()
-    assert ["en", "zh", *codes] == list(LANGUAGES)
-    for said in ("en (the default)", "zh: raw Chinese", "--zh-lexicon", "typed only M (missing), R (replacement) or "
+    codes = paragraph.split("among them ")[1].split(":")[0].split()
+    assert ["en", "zh", *codes] == list(SUGGESTED_LANGUAGES)
+    for said in ("en (the default)", "zh: raw Chinese", "--zh-lexicon", "Any other ISO 639-1 code",
+                 "an error where spaCy has none", "typed only M (missing), R (replacement) or "
                  "U (unnecessary)", "docs/other-languages.md", '"Other languages"'):
         assert said in paragraph, said
     assert [action.option_strings for action in group._group_actions] == [["--language"]]

@@ -130,3 +130,51 @@ def test_edit_metrics_refuse_chinese_text_they_cannot_read(monkeypatch):
         registry.run("m2", sources, predictions, references, language="zh")
     with pytest.raises(ValueError, match=r"pass `zh_lexicon`"):
         registry.run("gotoscorer", sources, predictions, references, language="zh")
+
+
+#: Finnish, which gecscore did not accept before any code was: raw, and tokenised as spaCy's Finnish rules do
+#: ("EU:n", the EU's, is one token, where English rules split it into three).
+FINNISH = {
+    "sources": (["Suomi on EU:n jäsen vuodesta 1995.", "Hän meni kouluun eilen."],
+                ["Suomi on EU:n jäsen vuodesta 1995 .", "Hän meni kouluun eilen ."]),
+    "predictions": (["Suomi on ollut EU:n jäsen vuodesta 1995.", "Hän meni koulu eilen."],
+                    ["Suomi on ollut EU:n jäsen vuodesta 1995 .", "Hän meni koulu eilen ."]),
+    "references": ([["Suomi on ollut EU:n jäsen vuodesta 1995."], ["Hän meni kouluun eilen."]],
+                   [["Suomi on ollut EU:n jäsen vuodesta 1995 ."], ["Hän meni kouluun eilen ."]]),
+}
+#: Māori, a language spaCy has no tokenizer rules for: whitespace tokens only.
+MAORI = (["Kei te haere au ki te kura ."], ["Kei te haere ahau ki te kura ."], [["Kei te haere ahau ki te kura ."]])
+
+
+@pytest.mark.parametrize("name, options", [("gleu", {}), ("green", {})])
+def test_any_language_spacy_has_rules_for_is_tokenised_by_them(name, options):
+    raw = [FINNISH[key][0] for key in ("sources", "predictions", "references")]
+    tokens = [FINNISH[key][1] for key in ("sources", "predictions", "references")]
+    finnish = registry.run(name, *raw, language="fi", tokenize=True, **options)
+    by_hand = registry.run(name, *tokens, language="fi", **options)
+    assert finnish.scores == by_hand.scores and 0 < finnish.score < 1
+    assert "|language:fi|" in by_hand.signature and "|tokenize:True" in finnish.signature
+    assert by_hand.signature.replace("|language:fi", "") == registry.run(name, *tokens, **options).signature
+
+
+def test_a_language_without_spacy_rules_scores_whitespace_tokens_and_refuses_tokenize():
+    maori = registry.run("gleu", *MAORI, language="mi")
+    assert maori.scores == registry.run("gleu", *MAORI).scores and "|language:mi" in maori.signature
+    for call in (lambda: registry.check_options("gleu", {"language": "mi", "tokenize": True}),  # before any data
+                 lambda: registry.run("green", *MAORI, language="mi", tokenize=True)):
+        with pytest.raises(ValueError, match=r"`tokenize` needs spaCy's tokenizer rules for language='mi'"):
+            call()
+
+
+@pytest.mark.parametrize("value, message", [
+    ("eng", r"`language` takes the two-letter ISO 639-1 code, got 'eng' \(did you mean 'en'\?\)"),
+    ("zho", r"did you mean 'zh'"), ("cmn", r"did you mean 'zh'"),
+    ("French", r"`language` must be a lowercase two-letter ISO 639-1 code"),
+    ("f", r"`language` must be a lowercase two-letter ISO 639-1 code"),
+    ("FR", r"`language` must be .*got 'FR' \(did you mean 'fr'\?\)"),
+])
+def test_a_malformed_language_code_is_an_error_naming_language(value, message):
+    with pytest.raises(ValueError, match=message):
+        registry.run("gleu", *MAORI, language=value)
+    with pytest.raises(ValueError, match=message):
+        registry.check_options("m2", {"language": value})

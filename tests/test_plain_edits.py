@@ -197,3 +197,29 @@ def test_the_cli_scores_french_with_m2(tmp_path, capsys):
     printed = capsys.readouterr().out
     assert '"language:fr' in printed or "language:fr" in printed
     assert registry.run("m2", *files.values(), language="fr").score == pytest.approx(0.5 * 1.25 / 1.125)
+
+
+#: Finnish, which gecscore did not accept before any language code was: raw, and tokenised as spaCy's Finnish rules
+#: do ("EU:n" one token). One edit of the prediction is right (ollut inserted), one wrong (kouluun → koulu).
+FINNISH_RAW = (["Suomi on EU:n jäsen vuodesta 1995.", "Hän meni kouluun eilen."],
+               ["Suomi on ollut EU:n jäsen vuodesta 1995.", "Hän meni koulu eilen."],
+               [["Suomi on ollut EU:n jäsen vuodesta 1995."], ["Hän meni kouluun eilen."]])
+FINNISH = (["Suomi on EU:n jäsen vuodesta 1995 .", "Hän meni kouluun eilen ."],
+           ["Suomi on ollut EU:n jäsen vuodesta 1995 .", "Hän meni koulu eilen ."],
+           [["Suomi on ollut EU:n jäsen vuodesta 1995 ."], ["Hän meni kouluun eilen ."]])
+
+
+@pytest.mark.parametrize("name", ["m2", "errant", "cleme"])
+def test_any_language_code_scores_with_plain_edits(name):
+    """Any code takes the language-agnostic path, as the suggested ones do: Finnish scores as French on the same
+    tokens, raw Finnish is tokenised by spaCy's Finnish rules, and Māori (no spaCy rules) scores on its tokens with
+    `tokenize` an error naming it."""
+    finnish = registry.run(name, *FINNISH, language="fi")
+    assert (finnish.scores["precision"], finnish.scores["recall"]) == (0.5, 1.0)
+    assert finnish.scores == registry.run(name, *FINNISH, language="fr").scores
+    assert finnish.scores == registry.run(name, *FINNISH_RAW, language="fi", tokenize=True).scores
+    assert "|language:fi|edits:plain|types:M/R/U|" in finnish.signature
+    maori = [["Kei te haere au ki te kura ."], ["Kei te haere ahau ki te kura ."], [["Kei te haere ahau ki te kura ."]]]
+    assert "|language:mi|edits:plain|types:M/R/U|" in registry.run(name, *maori, language="mi").signature
+    with pytest.raises(ValueError, match=r"`tokenize` needs spaCy's tokenizer rules for language='mi'"):
+        registry.run(name, *maori, language="mi", tokenize=True)

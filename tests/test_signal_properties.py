@@ -51,7 +51,7 @@ def option_changes(metric: str) -> st.SearchStrategy[dict]:
 
     def values(name: str) -> st.SearchStrategy:
         own = [o for o in options if o.name == name]
-        choices = list(own[0].choices or ()) + [own[0].default] if own else []
+        choices = list(own[0].choices or own[0].suggested) + [own[0].default] if own else []
         return st.sampled_from(choices + GARBAGE) if choices else st.sampled_from(GARBAGE)
 
     change = names.flatmap(lambda name: values(name).map(lambda value: {name: value}))

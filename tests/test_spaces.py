@@ -280,10 +280,12 @@ def test_impara_with_a_local_checkpoint_matches_the_module(served, modules, tiny
 
 @pytest.mark.parametrize("served", ["gleu"], indirect=True)
 def test_gleu_space_scores_chinese_and_french(served, modules):
-    """The Language setting: raw Chinese on characters, French words; the page's numbers are the module's."""
+    """The Language setting: raw Chinese on characters, French words, and Finnish, a code typed in (not among the
+    suggested ones); the page's numbers are the module's."""
     cases = {"zh": ("他很喜欢看书书。", "他很喜欢看书。", "他很喜欢看书。\n他非常喜欢看书。"),
              "fr": ("Je suis allé à l' école hier .", "Je suis allée à l' école hier .",
-                    "Je suis allée à l' école hier .")}
+                    "Je suis allée à l' école hier ."),
+             "fi": ("Hän meni kouluun eilen .", "Hän meni koulu eilen .", "Hän meni kouluun eilen .")}
     for language, (source, hypothesis, references) in cases.items():
         status, *results = served.client.predict(source, hypothesis, references, "official", 500, 101, 4, language,
                                                  api_name="/score_sentence")
@@ -774,3 +776,20 @@ def test_space_controls_come_from_the_registry(name, option):
     assert [c[0] for c in control.choices] == list(spec.choices) and control.value == spec.default
     with pytest.raises(ValueError, match="are not all among"):
         option_control(name, option, option, choices=["bogus"])
+
+
+@pytest.mark.parametrize("name", ["gleu", "green", "gotoscorer", "pt_m2", "uot_errant", "cleme2"])
+def test_the_language_control_suggests_codes_and_takes_any(name):
+    """The Language control lists the suggested codes, takes any other typed in (the metric accepts any language
+    code), and offers nothing the metric refuses."""
+    import gradio as gr
+
+    from gecscore.common.options import SUGGESTED_LANGUAGES
+    from gecscore.spaces.layout import OPTION_ID, option_control
+
+    with gr.Blocks():
+        control = option_control(name, "language", "Language")
+    assert isinstance(control, gr.Dropdown) and control.allow_custom_value and control.elem_id == OPTION_ID + "language"
+    assert [c[0] for c in control.choices] == list(SUGGESTED_LANGUAGES) and control.value == "en"
+    with pytest.raises(ValueError, match="`language`"):
+        option_control(name, "language", "Language", choices=["en", "eng"])

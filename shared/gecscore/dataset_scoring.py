@@ -156,7 +156,7 @@ def _models(metric: str, options: dict[str, Any]) -> dict[str, list[dict[str, An
     revisions = list(dict.fromkeys([None, resolved.get("revision")]))
     names: list[str] = []
     for option in spec.options:
-        if not option.choices:  # a choice is a word of the metric's own, never a file
+        if not option.choices and option.type != "language":  # a choice or a language code is never a file
             value = resolved.get(option.name)
             names += [v for v in (value if isinstance(value, (list, tuple)) else [value]) if isinstance(v, str)]
     found = {name: [i for i in (file_identity(path, revisions) for path in _folders(name)) if i is not None]

@@ -143,7 +143,7 @@ def language_help() -> str:
     """The paragraph on `--language`: its values, what each gives and where the docs are (the option's own help is
     one of many behind `--KEY VALUE`, too long for a line and hidden there)."""
     from gecscore import registry
-    from gecscore.common.options import LANGUAGES
+    from gecscore.common.options import SPACY_LONG_CODES, SUGGESTED_LANGUAGES
 
     takes = [m for m in registry.NAMES if "language" in registry.allowed_options(m)]
     return ("--language CODE, the text's language (recorded in the signature unless en). en (the default): "
@@ -151,8 +151,10 @@ def language_help() -> str:
             "types. zh: raw Chinese (white space ignored), every character a token; the edit metrics from text write "
             "ChERRANT's char-level M2 (give ChERRANT's lexicons with --zh-lexicon) and errant scores as ChERRANT "
             "with --convention errant_compare; an empty reference line is no such reference (see --references). "
-            f"Also accepted: {' '.join(c for c in LANGUAGES if c not in ('en', 'zh'))}: whitespace-separated words "
-            "(--tokenize: spaCy's tokenizer rules for the language, no model), edits with no English rules typed "
+            f"Any other ISO 639-1 code (two lowercase letters, or spaCy's {' '.join(SPACY_LONG_CODES)}) is accepted, "
+            f"among them {' '.join(c for c in SUGGESTED_LANGUAGES if c not in ('en', 'zh'))}: whitespace-separated "
+            "words (--tokenize: spaCy's tokenizer rules for the language, no model; an error where spaCy has none "
+            "or they need a package not installed, e.g. ja, ko, th, vi), edits with no English rules typed "
             "only M (missing), R (replacement) or U (unnecessary); GLEU and GREEN count the words. Metrics that take "
             f"it: {', '.join(takes)}; the others score English. See docs/other-languages.md (\"Other languages\" "
             "on the docs site).")

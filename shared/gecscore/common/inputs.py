@@ -462,9 +462,9 @@ def metric_texts(form: str, sources: list[str], systems: Mapping[str, list[str]]
     `tokenize` and otherwise warned about when clearly untokenised (`warn_untokenised`). Sources a run does not
     read (`read_sources=False`, `MetricSpec.reads_sources`) are passed on as they are.
 
-    `language` (`options.LANGUAGES`): with "zh" every character is a token (`characters`); `tokenize` uses spaCy's
-    English pipeline for "en" (or `nlp`, a pipeline of the caller's) and the language's own tokenizer rules
-    otherwise (`language_tokenizer`). Unsegmented
+    `language` (any code the option accepts): with "zh" every character is a token (`characters`); `tokenize` uses
+    spaCy's English pipeline for "en" (or `nlp`, a pipeline of the caller's) and the language's own tokenizer rules
+    otherwise (`language_tokenizer`, an error where spaCy has none). Unsegmented
     Chinese sources where words are read are an error naming `language`: each sentence would be one token, and an
     n-gram metric would score it 0 without a word."""
     names = list(systems)
@@ -589,11 +589,23 @@ def spacy_tokenize(texts: Sequence[str], nlp: Any = None) -> list[str]:
 
 def language_tokenizer(language: str) -> Any:
     """A blank spaCy pipeline of `language`, whose tokenizer is the language's rules (French elision, German
-    contractions, ...)."""
+    contractions, ...). Where spaCy has no rules for the language, or its rules need a package that is not installed
+    (Japanese, Korean, Thai, Vietnamese), a `ValueError` naming `tokenize`: the text must come tokenised."""
     if language not in _TOKENIZERS:
+        import importlib.util
+
         import spacy
 
-        _TOKENIZERS[language] = spacy.blank(language)
+        try:
+            _TOKENIZERS[language] = spacy.blank(language)
+        except ImportError as error:
+            if importlib.util.find_spec(f"spacy.lang.{language}") is None:
+                raise ValueError(f"`tokenize` needs spaCy's tokenizer rules for language={language!r}, and spaCy "
+                                 "has none; drop `tokenize` and pass text whose words are separated by spaces "
+                                 "(docs/other-languages.md)") from None
+            raise ValueError(f"`tokenize` with language={language!r} needs a package that spaCy's tokenizer of "
+                             f"that language uses ({str(error).rstrip('.')}); install it, or drop `tokenize` and "
+                             "pass text whose words are separated by spaces") from None
     return _TOKENIZERS[language]
 
 

@@ -38,6 +38,9 @@ class Option:
     nullable: bool = False
     kind: Kind = "setting"
     variants: tuple[str, ...] = ()
+    #: Values a user interface offers (a Space's dropdown, the cards), where any other well-formed value is accepted
+    #: too (`choices` refuses all but its own).
+    suggested: tuple[Any, ...] = ()
 
     def check(self, value: Any) -> Any:
         """`value` checked against the type, choices and range (lists become tuples); raises naming the option."""
@@ -63,7 +66,16 @@ class Option:
     def type_doc(self) -> str:
         """The type as documentation shows it."""
         return {"alpha": "4 floats", "path_or_text": "str or path", "device": "str",
-                "str_list": "list of str"}.get(self.type, self.type)
+                "str_list": "list of str", "language": "str"}.get(self.type, self.type)
+
+    @property
+    def allowed_doc(self) -> str:
+        """The allowed values as documentation shows them (choices, a language code, or the range)."""
+        if self.choices:
+            return ", ".join(f"`{c}`" for c in self.choices)
+        if self.type == "language":
+            return "any " + _language_doc(self.suggested, "`{}`")
+        return _range_doc(self)
 
 
 def _bool(name: str, value: Any) -> bool:
@@ -99,6 +111,34 @@ def _device(name: str, value: Any) -> str:
 
 
 _DEVICE = re.compile(r"\A(cpu|mps|cuda(:\d+)?)\Z")
+
+
+def _language(name: str, value: Any) -> str:
+    """A language code: two lowercase letters (ISO 639-1) or one of spaCy's longer codes. The three-letter spellings
+    of a language that has a two-letter code are refused with the code to use: the signature records one spelling
+    per language, so that two runs of one language compare."""
+    if not isinstance(value, str):
+        raise TypeError(f"`{name}` must be a language code (a string such as 'fr'), got {value!r}")
+    if _ISO_639_1.match(value) or value in SPACY_LONG_CODES:
+        return value
+    if value.lower() in _THREE_LETTER:
+        raise ValueError(f"`{name}` takes the two-letter ISO 639-1 code, got {value!r} (did you mean "
+                         f"{_THREE_LETTER[value.lower()]!r}?)")
+    hint = f" (did you mean {value.lower()!r}?)" if _ISO_639_1.match(value.lower()) else ""
+    raise ValueError(f"`{name}` must be a lowercase two-letter ISO 639-1 code such as 'fr' (or one of spaCy's "
+                     f"{', '.join(SPACY_LONG_CODES)}), got {value!r}{hint}")
+
+
+_ISO_639_1 = re.compile(r"\A[a-z]{2}\Z")
+#: spaCy's language codes longer than two letters (languages without an ISO 639-1 code): Lower Sorbian, Ancient
+#: Greek, Upper Sorbian, Kurmanji Kurdish, Ligurian.
+SPACY_LONG_CODES: tuple[str, ...] = ("dsb", "grc", "hsb", "kmr", "lij")
+#: ISO 639-2/639-3 spellings of the suggested languages (Mandarin's `cmn` among Chinese's) -> the code to use.
+_THREE_LETTER: dict[str, str] = {
+    "eng": "en", "zho": "zh", "chi": "zh", "cmn": "zh", "ara": "ar", "arb": "ar", "ces": "cs", "cze": "cs",
+    "deu": "de", "ger": "de", "ell": "el", "gre": "el", "spa": "es", "est": "et", "ekk": "et", "fra": "fr",
+    "fre": "fr", "isl": "is", "ice": "is", "ita": "it", "lav": "lv", "lvs": "lv", "nld": "nl", "dut": "nl",
+    "por": "pt", "rus": "ru", "slv": "sl", "swe": "sv", "ukr": "uk"}
 
 
 def _alpha(name: str, value: Any) -> tuple[float, ...]:
@@ -152,10 +192,11 @@ def input_options(*, tokenize: str = "spaCy-tokenise raw text first (otherwise u
     )
 
 
-#: The languages of the n-gram metrics: English, Chinese (characters as tokens) and the languages whose tokenizer
-#: rules spaCy ships without a model (`spacy.blank`), the twelve of MultiGEC-2025 among them.
-LANGUAGES: tuple[str, ...] = ("en", "zh", "ar", "cs", "de", "el", "es", "et", "fr", "is", "it", "lv", "nl", "pt", "ru",
-                              "sl", "sv", "uk")
+#: The languages a user interface suggests for `language` (a Space's dropdown, the cards): English, Chinese
+#: (characters as tokens) and languages whose tokenizer rules spaCy ships without a model (`spacy.blank`), the
+#: twelve of MultiGEC-2025 among them. Any other language code is accepted as well (`_language`).
+SUGGESTED_LANGUAGES: tuple[str, ...] = ("en", "zh", "ar", "cs", "de", "el", "es", "et", "fr", "is", "it", "lv", "nl",
+                                        "pt", "ru", "sl", "sv", "uk")
 
 
 def zh_lexicon_option(variants: tuple[str, ...] = ()) -> Option:
@@ -174,18 +215,19 @@ def language_option(edits: bool = False) -> Option:
     Chinese ChERRANT's char alignment (`zh_lexicon_option`), and in any other language edits with no English rules
     (`gecscore.common.plain_edits`)."""
     if edits:
-        return Option("language", "str", "en", "the text's language (ISO 639-1): 'en', ERRANT's English edits, "
+        return Option("language", "language", "en", "the text's language (ISO 639-1): 'en', ERRANT's English edits, "
                       "`tokenize` by spaCy's English pipeline; 'zh', Chinese text (spaces ignored), every character "
                       "a token and edits as ChERRANT's char-level parallel_to_m2.py writes them (its first alignment "
                       "where a metric reads one edit list; needs `zh_lexicon`); any other, whitespace-separated "
-                      "words (`tokenize` by spaCy's tokenizer rules for that language, no model needed) and edits "
-                      "with no English rules (a Levenshtein alignment of the tokens, each run of changes one edit, "
-                      "as ERRANT's -lev -merge all-merge), typed only M, R or U. Recorded in the signature unless "
-                      "'en'", choices=LANGUAGES)
-    return Option("language", "str", "en", "the text's language (ISO 639-1): 'en', whitespace-separated words, "
+                      "words (`tokenize` by spaCy's tokenizer rules for that language, no model needed; an error "
+                      "where spaCy has none) and edits with no English rules (a Levenshtein alignment of the "
+                      "tokens, each run of changes one edit, as ERRANT's -lev -merge all-merge), typed only M, R or "
+                      "U. Recorded in the signature unless 'en'", suggested=SUGGESTED_LANGUAGES)
+    return Option("language", "language", "en", "the text's language (ISO 639-1): 'en', whitespace-separated words, "
                   "`tokenize` by spaCy's English pipeline; 'zh', Chinese, every character a token (ChERRANT's char "
                   "level); any other, whitespace-separated words, `tokenize` by spaCy's tokenizer rules for that "
-                  "language (no model needed). Recorded in the signature unless 'en'", choices=LANGUAGES)
+                  "language (no model needed; an error where spaCy has none). Recorded in the signature unless 'en'",
+                  suggested=SUGGESTED_LANGUAGES)
 
 
 def did_you_mean(given: Iterable[Any], known: Iterable[Any]) -> str:
@@ -203,7 +245,7 @@ def did_you_mean(given: Iterable[Any], known: Iterable[Any]) -> str:
 
 
 _CHECKS = {"bool": _bool, "int": _int, "float": _float, "str": _str, "device": _device, "alpha": _alpha,
-           "path_or_text": _any, "str_list": _str_list}
+           "path_or_text": _any, "str_list": _str_list, "language": _language}
 
 
 @dataclass(frozen=True)
@@ -432,13 +474,20 @@ class MetricSpec:
         return {name: self.option(name).check(value) for name, value in options.items()}
 
     def check_applicable(self, given: Mapping[str, Any]) -> None:
-        """Raise `ValueError` for a given option that does not apply to the chosen variant (never ignored)."""
+        """Raise `ValueError` for a given option that does not apply to the chosen variant, or `tokenize` for a
+        language spaCy cannot tokenise (never ignored; spaCy is loaded here only for that check)."""
         variant = given.get("variant") or (self.variants[0] if self.variants else None)
         for name in given:
             option = self.option(name)
             if option.variants and variant not in option.variants:
                 raise ValueError(f"{self.name}: option `{name}` does not apply to variant {variant!r} (it applies "
                                  f"to {', '.join(repr(v) for v in option.variants)}); drop it or change `variant`")
+        if {"language", "tokenize"} <= set(self.names()) and given.get("tokenize", self.option("tokenize").default):
+            language = given.get("language", self.option("language").default)
+            if language not in ("en", "zh"):  # English: ERRANT's pipeline; Chinese: characters, refused later
+                from gecscore.common.inputs import language_tokenizer
+
+                language_tokenizer(language)  # raises, naming `tokenize`, where spaCy cannot tokenise the language
 
     def resolve(self, *layers: Mapping[str, Any]) -> dict[str, Any]:
         """Defaults overridden by each layer in turn (e.g. load-time, then compute-time options), all checked."""
@@ -451,7 +500,8 @@ class MetricSpec:
         """The options as an evaluate `Args:` block (generated, so it cannot drift from the schema)."""
         lines = []
         for o in self.options:
-            extra = f" One of {', '.join(map(repr, o.choices))}." if o.choices else ""
+            extra = (f" One of {', '.join(map(repr, o.choices))}." if o.choices else
+                     f" Any {_language_doc(o.suggested, '{!r}')}." if o.type == "language" else "")
             scope = f" Variants: {', '.join(o.variants)}." if o.variants else ""
             lines.append(f"{indent}{o.name} ({o.type_doc}): {o.doc} (default {o.default!r}).{extra}{scope}")
         return "\n".join(lines)
@@ -460,10 +510,16 @@ class MetricSpec:
         """The options as a Markdown table for the cards."""
         rows = ["| option | type | default | allowed | what it does |", "|---|---|---|---|---|"]
         for o in self.options:
-            allowed = ", ".join(f"`{c}`" for c in o.choices) if o.choices else _range_doc(o)
+            allowed = o.allowed_doc
             doc = o.doc + (f" (variants: {', '.join(o.variants)})" if o.variants else "")
             rows.append(f"| `{o.name}` | {o.type_doc} | `{o.default!r}` | {allowed} | {doc} |")
         return "\n".join(rows)
+
+
+def _language_doc(suggested: Iterable[str], mark: str) -> str:
+    """What a `language` option accepts, each code written by the format `mark` (Markdown or a docstring)."""
+    return (f"ISO 639-1 code (or spaCy's {', '.join(mark.format(c) for c in SPACY_LONG_CODES)}); suggested: "
+            + ", ".join(mark.format(c) for c in suggested))
 
 
 def _range_doc(option: Option) -> str:

@@ -128,7 +128,8 @@ deviation and a normal 95% interval. Inputs are whitespace-tokenised sentences. 
             Control("iterations", "Iterations", "reference draws averaged"),
             Control("seed_step", "Seed step", "iteration j seeds j × step"),
             Control("n", "n-gram order", ""),
-            Control("language", "Language", "zh: every character a token"),
+            Control("language", "Language", "zh: every character a token; any other language code may be "
+                    "typed in (whitespace-separated words)"),
         ),
         source_label="Source (tokenised)",
         sentence_view=_space.sentence_view,

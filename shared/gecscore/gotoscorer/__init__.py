@@ -151,7 +151,7 @@ Higher is better.
             Control("beta", "β", "F-beta's β (0.5 weighs precision more)"),
             Control("ref_id", "Reference", "which reference line is scored against (0: first)"),
             Control("language", "Language", "zh: ChERRANT's char edits (its lexicon fetched once); any other but en: edits "
-                    "with no English rules, typed M/R/U"),
+                    "with no English rules, typed M/R/U (any language code may be typed in)"),
         ),
         # GoToScorer reads one reference: the examples' first.
         setting_examples=tuple(SettingsExample((*e.texts[:2], e.texts[2].split("\n")[0]), e.settings)

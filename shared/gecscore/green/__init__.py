@@ -116,7 +116,8 @@ This is gec-metrics 0.1.1's `green`, float for float. Inputs are whitespace-toke
             Control("n", "n-gram order", ""),
             Control("beta", "β", "recall weighs β times as much as precision"),
             Control("unit", "Unit", "word or character n-grams"),
-            Control("language", "Language", "zh: every character a token"),
+            Control("language", "Language", "zh: every character a token; any other language code may be "
+                    "typed in (whitespace-separated words)"),
         ),
         source_label="Source (tokenised)",
         sentence_view=_space.sentence_view,

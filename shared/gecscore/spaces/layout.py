@@ -24,8 +24,9 @@ CORPUS_EXAMPLE = {"source": "source.txt", "hypothesis": "hypothesis.txt", "refer
 BERTSCORE_LAYERS: dict[str, int | None] = {"minilm": 6, "bert-base-uncased": 9, "bert-base-chinese": 8}
 #: The help line of a hand-written Space's Language setting.
 LANGUAGE_INFO = ("zh: raw Chinese, ChERRANT's char edits (its lexicon fetched once; pick bert-base-chinese as the "
-                 "model); any other but en: edits with no English rules, typed M/R/U")
-#: The most allowed values an option shows as radio buttons; more are a dropdown (the 18 languages).
+                 "model); any other but en: edits with no English rules, typed M/R/U (any language code may be "
+                 "typed in)")
+#: The most allowed values an option shows as radio buttons; more are a dropdown.
 MAX_RADIO = 6
 #: A setting's `elem_id` is this prefix and its option's name: it ties the control to the option an example sets.
 OPTION_ID = "option-"
@@ -64,9 +65,10 @@ class CorpusPanel:
 def option_control(metric: str, name: str, label: str, info: str | None = None,
                    choices: Sequence[Any] | None = None, value: Any = None) -> gr.Component:
     """The control of a registry option, its values, default and range from the metric's schema (so a Space
-    cannot offer what the metric refuses): a radio for allowed values, a checkbox for a flag, a number otherwise.
-    `choices` narrows the allowed values (it must be a subset); `info` defaults to the option's doc; `value` is
-    shown instead of the default."""
+    cannot offer what the metric refuses): a radio for allowed values, a checkbox for a flag, a dropdown of the
+    suggested codes for a language (another may be typed in), a number otherwise. `choices` narrows the allowed
+    (a language's suggested) values, each of which the option must accept; `info` defaults to the option's doc;
+    `value` is shown instead of the default."""
     option = registry.SPECS[metric].option(name)
     info = option.doc if info is None else info
     default = option.default if value is None else value
@@ -77,6 +79,12 @@ def option_control(metric: str, name: str, label: str, info: str | None = None,
         control = gr.Dropdown if len(shown) > MAX_RADIO else gr.Radio  # a long list of buttons reads badly
         return control(shown, value=default if default in shown else shown[0], label=label, info=info,
                        elem_id=OPTION_ID + name)
+    if option.type == "language":  # any code is accepted: the suggested ones listed, another typed in
+        shown = list(option.suggested if choices is None else choices)
+        for code in shown:
+            option.check(code)
+        return gr.Dropdown(shown, value=default, label=label, info=info, allow_custom_value=True,
+                           elem_id=OPTION_ID + name)
     if option.type == "bool":
         return gr.Checkbox(value=default, label=label, info=info, elem_id=OPTION_ID + name)
     if option.type in ("int", "float"):

@@ -5,7 +5,9 @@ vectors, masses and the transport itself), `plot.py` (the transport heatmap). `S
 """
 
 from gecscore.common.exports import lazy_exports
-from gecscore.common.options import LANGUAGES, MetricSpec, Option, ScriptText, input_options, zh_lexicon_option
+from gecscore.common.options import (
+    SUGGESTED_LANGUAGES, MetricSpec, Option, ScriptText, input_options, zh_lexicon_option,
+)
 
 # The public interface beyond SPEC: name -> module of this package.
 _EXPORTS = {"edit_label": "plot", "plot_transport": "plot"}
@@ -65,15 +67,15 @@ SPEC = MetricSpec(
                "2+:n or n:2+ edits)", choices=("all", "single", "multi"), variants=("errant",)),
         Option("filter_types", "str_list", (), "errant_compare's -filt: error types left out (e.g. ['R:SPELL'])",
                variants=("errant",)),
-        Option("language", "str", "en", "'en': ERRANT's English edits; 'zh': Chinese, every character a token, "
+        Option("language", "language", "en", "'en': ERRANT's English edits; 'zh': Chinese, every character a token, "
                "edits as ChERRANT's char-level parallel_to_m2.py writes them (needs `zh_lexicon`); variant "
                "'errant' scores as ChERRANT's compare script (convention 'errant_compare': correction keys without "
                "spaces, every alignment, 无法标注 sentences skipped; also ChERRANT M2 files as `hyp_m2`/`ref_m2`), "
                "variant 'uot' transports the edits of each annotator's first alignment; any other: edits from text "
                "with no English rules (a Levenshtein alignment of the "
                "tokens, each run of changes one edit, as ERRANT's -lev -merge all-merge), typed only M, R or U; "
-               "`tokenize` applies the language's spaCy tokenizer rules. Recorded in the signature unless 'en'",
-               choices=LANGUAGES),
+               "`tokenize` applies the language's spaCy tokenizer rules (an error where spaCy has none). Recorded "
+               "in the signature unless 'en'", suggested=SUGGESTED_LANGUAGES),
         zh_lexicon_option(),
         *input_options(robust="zero-mass edits leave the transport and transported mass is capped (see the card's "
                        "*Degenerate transports and robust mode*)"),
