@@ -17,9 +17,10 @@ import subprocess
 import sys
 import time
 import urllib.request
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 import pytest
 
@@ -424,48 +425,50 @@ def test_m2_references_are_refused_where_the_metric_takes_text(served):
 @pytest.mark.browser
 @pytest.mark.real_model
 def test_browser_renders_the_example(served):
-    if not Path(CHROMIUM).exists():
-        pytest.skip("chromium is not installed (make test installs it: tests/ensure_chromium.sh)")
-    from playwright.sync_api import expect, sync_playwright
+    from playwright.sync_api import expect
 
     example = served.app.PAGE.sentence_examples[0]
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        try:
-            page = browser.new_page(viewport={"width": 1280, "height": 900})
-            page.goto(served.url)
-            page.get_by_text(example[0][:30]).first.click()  # the first example row fills the inputs
-            expect(page.get_by_label(served.app.PAGE.source_label, exact=True)).to_have_value(example[0], timeout=30_000)
-            page.get_by_role("button", name="Score sentence").click()
-            page.wait_for_selector("text=\u2713", timeout=180_000)
-            page.wait_for_selector(served.case.visual, timeout=30_000)
-            save_screenshot(page, served.name)
-        finally:
-            browser.close()
+    with browser_page(served.url) as page:
+        page.get_by_text(example[0][:30]).first.click()  # the first example row fills the inputs
+        expect(page.get_by_label(served.app.PAGE.source_label, exact=True)).to_have_value(example[0], timeout=30_000)
+        page.get_by_role("button", name="Score sentence").click()
+        page.wait_for_selector("text=\u2713", timeout=180_000)
+        page.wait_for_selector(served.case.visual, timeout=30_000)
+        save_screenshot(page, served.name)
 
 
 @pytest.mark.browser
 @pytest.mark.parametrize("served", ["gleu"], indirect=True)
 def test_browser_example_in_another_language_sets_the_language(served):
     """Clicking the Chinese example fills the texts and sets Language to zh; the score's signature says so."""
-    if not Path(CHROMIUM).exists():
-        pytest.skip("chromium is not installed (make test installs it: tests/ensure_chromium.sh)")
-    from playwright.sync_api import expect, sync_playwright
+    from playwright.sync_api import expect
 
     from gecscore.common.examples import CHINESE
+
+    with browser_page(served.url) as page:
+        page.get_by_text(CHINESE[0][:8]).first.click()
+        expect(page.get_by_label(served.app.PAGE.source_label, exact=True)).to_have_value(CHINESE[0], timeout=30_000)
+        expect(page.get_by_label("Language", exact=True)).to_have_value("zh", timeout=30_000)
+        page.get_by_role("button", name="Score sentence").click()
+        page.wait_for_selector("text=\u2713", timeout=120_000)
+        expect(page.get_by_text("language:zh").first).to_be_attached(timeout=30_000)
+        assert page.locator("text=Traceback").count() == 0
+
+
+@contextmanager
+def browser_page(url: str) -> Iterator[Any]:
+    """A headless Chromium page open at `url`, closed on exit, on a failure too (the test is skipped where chromium
+    is missing)."""
+    if not Path(CHROMIUM).exists():
+        pytest.skip("chromium is not installed (make test installs it: tests/ensure_chromium.sh)")
+    from playwright.sync_api import sync_playwright
 
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         try:
             page = browser.new_page(viewport={"width": 1280, "height": 900})
-            page.goto(served.url)
-            page.get_by_text(CHINESE[0][:8]).first.click()
-            expect(page.get_by_label(served.app.PAGE.source_label, exact=True)).to_have_value(CHINESE[0], timeout=30_000)
-            expect(page.get_by_label("Language", exact=True)).to_have_value("zh", timeout=30_000)
-            page.get_by_role("button", name="Score sentence").click()
-            page.wait_for_selector("text=\u2713", timeout=120_000)
-            expect(page.get_by_text("language:zh").first).to_be_attached(timeout=30_000)
-            assert page.locator("text=Traceback").count() == 0
+            page.goto(url)
+            yield page
         finally:
             browser.close()
 
@@ -483,20 +486,12 @@ def save_screenshot(page: Any, name: str) -> None:
 @pytest.mark.parametrize("served", ["uot_errant"], indirect=True)
 def test_browser_shows_an_error_in_the_page(served):
     """A handler's gr.Error is shown to the user in the page, with the message."""
-    if not Path(CHROMIUM).exists():
-        pytest.skip("chromium is not installed (make test installs it: tests/ensure_chromium.sh)")
-    from playwright.sync_api import expect, sync_playwright
+    from playwright.sync_api import expect
 
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        try:
-            page = browser.new_page(viewport={"width": 1280, "height": 900})
-            page.goto(served.url)
-            page.get_by_role("button", name="Score sentence").click()  # the source box starts empty
-            expect(page.get_by_text("Could not score: Source is empty").first).to_be_visible(timeout=30_000)
-            assert page.locator("text=Traceback").count() == 0
-        finally:
-            browser.close()
+    with browser_page(served.url) as page:
+        page.get_by_role("button", name="Score sentence").click()  # the source box starts empty
+        expect(page.get_by_text("Could not score: Source is empty").first).to_be_visible(timeout=30_000)
+        assert page.locator("text=Traceback").count() == 0
 
 
 # --- startup time -----------------------------------------------------------------------------------------------

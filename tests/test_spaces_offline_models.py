@@ -22,7 +22,7 @@ from gecscore.spaces import generic
 from gecscore.spaces.loading import METRIC_PATH_ENV
 from llm_stub import stub_server
 import test_spaces
-from test_spaces import (CHROMIUM, CHROMIUM_ARGS, REPO, assert_message, launch_local, lines, load_app,
+from test_spaces import (REPO, browser_page, assert_message, launch_local, lines, load_app,
                          save_screenshot, upload)
 
 sys.path.insert(0, str(Path(__file__).resolve().parent / "golden_some_scribendi"))
@@ -186,29 +186,21 @@ def _model_fields(served: Served) -> dict[str, str]:
 
 @pytest.mark.browser
 def test_browser_renders_the_example(served):
-    if not Path(CHROMIUM).exists():
-        pytest.skip("chromium is not installed (make test installs it: tests/ensure_chromium.sh)")
-    from playwright.sync_api import expect, sync_playwright
+    from playwright.sync_api import expect
 
     source, hypotheses = served.app.PAGE.sentence_examples[0][:2]
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        try:
-            page = browser.new_page(viewport={"width": 1280, "height": 900})
-            page.goto(served.url)
-            boxes = {"Source": source, served.app.PAGE.hypothesis_label: hypotheses}
-            for label, text in boxes.items():
-                page.get_by_label(label, exact=True).fill(text)
-            for label, value in _model_fields(served).items():  # the tiny models or the stub, typed in
-                # a field with help text has it in its label too; the LLM page's "Model" is matched whole
-                page.get_by_label(label, exact=label == "Model").first.fill(value)
-            expect(page.get_by_label("Source", exact=True)).to_have_value(source, timeout=30_000)
-            page.get_by_role("button", name="Score sentence").click()
-            page.wait_for_selector("text=\u2713", timeout=180_000)
-            page.wait_for_selector("text=Ranking (best first)", timeout=30_000)
-            save_screenshot(page, served.name)
-        finally:
-            browser.close()
+    with browser_page(served.url) as page:
+        boxes = {"Source": source, served.app.PAGE.hypothesis_label: hypotheses}
+        for label, text in boxes.items():
+            page.get_by_label(label, exact=True).fill(text)
+        for label, value in _model_fields(served).items():  # the tiny models or the stub, typed in
+            # a field with help text has it in its label too; the LLM page's "Model" is matched whole
+            page.get_by_label(label, exact=label == "Model").first.fill(value)
+        expect(page.get_by_label("Source", exact=True)).to_have_value(source, timeout=30_000)
+        page.get_by_role("button", name="Score sentence").click()
+        page.wait_for_selector("text=\u2713", timeout=180_000)
+        page.wait_for_selector("text=Ranking (best first)", timeout=30_000)
+        save_screenshot(page, served.name)
 
 
 @pytest.mark.browser
@@ -216,19 +208,11 @@ def test_browser_renders_the_example(served):
 def test_browser_shows_an_error_in_the_page(served):
     """A bad input (the source box starts empty) is shown to the user in the page, with the message, before any
     model is loaded (the page's model fields keep their Hub defaults, which cannot be loaded offline)."""
-    if not Path(CHROMIUM).exists():
-        pytest.skip("chromium is not installed (make test installs it: tests/ensure_chromium.sh)")
-    from playwright.sync_api import expect, sync_playwright
+    from playwright.sync_api import expect
 
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        try:
-            page = browser.new_page(viewport={"width": 1280, "height": 900})
-            page.goto(served.url)
-            page.get_by_label(served.app.PAGE.hypothesis_label, exact=True).fill(
-                served.app.PAGE.sentence_examples[0][1])
-            page.get_by_role("button", name="Score sentence").click()
-            expect(page.get_by_text("Could not score: Source is empty").first).to_be_visible(timeout=30_000)
-            assert page.locator("text=Traceback").count() == 0
-        finally:
-            browser.close()
+    with browser_page(served.url) as page:
+        page.get_by_label(served.app.PAGE.hypothesis_label, exact=True).fill(
+            served.app.PAGE.sentence_examples[0][1])
+        page.get_by_role("button", name="Score sentence").click()
+        expect(page.get_by_text("Could not score: Source is empty").first).to_be_visible(timeout=30_000)
+        assert page.locator("text=Traceback").count() == 0
