@@ -29,6 +29,18 @@ def cherrant(golden, shared_data):
     return root, dev, demo, record
 
 
+def agree_with_cherrant(record: dict, sentences: list[dict]) -> None:
+    """Each sentence's counts under the greedy corpus choice, its chosen annotators and every combination's counts
+    equal ChERRANT's (`record["sentences"]`)."""
+    for expected, ours in zip(record["sentences"], sentences, strict=True):
+        k = [tuple(pair) for pair in ours["coders"]].index((0, ours["corpus_ref"]))
+        assert ours["per_ref"][k] == [expected["tp"], expected["fp"], expected["fn"]], expected["index"]
+        if not expected["skipped_not_annotatable"]:
+            assert (0, ours["corpus_ref"]) == (expected["chosen_hyp"], expected["chosen_ref"]), expected["index"]
+            combos = {(c["hyp"], c["ref"]): [c["tp"], c["fp"], c["fn"]] for c in expected["combos"]}
+            assert {tuple(pair): counts for pair, counts in zip(ours["coders"], ours["per_ref"])} == combos
+
+
 def test_cherrant_m2_files_read_and_write_back_byte_for_byte(cherrant, shared_data):
     """`T<k>-A<j>` target lines (several alignments per annotator) and `T<k> 没有错误/无法标注` markers are kept."""
     root, dev, demo, _ = cherrant
@@ -69,13 +81,7 @@ def test_every_mucgec_sentence_equals_cherrant(cherrant):
     skipped = [s["index"] for s in record["sentences"] if s["skipped_not_annotatable"]]
     assert [d["index"] for d in result.details["degenerate_sentences"]] == skipped == [97, 463, 1076]
     assert {d["reason"] for d in result.details["degenerate_sentences"]} == {"not annotatable"}
-    for expected, ours in zip(record["sentences"], result.sentences, strict=True):
-        k = [tuple(pair) for pair in ours["coders"]].index((0, ours["corpus_ref"]))
-        assert ours["per_ref"][k] == [expected["tp"], expected["fp"], expected["fn"]], expected["index"]
-        if not expected["skipped_not_annotatable"]:
-            assert (0, ours["corpus_ref"]) == (expected["chosen_hyp"], expected["chosen_ref"]), expected["index"]
-            combos = {(c["hyp"], c["ref"]): [c["tp"], c["fp"], c["fn"]] for c in expected["combos"]}
-            assert {tuple(pair): counts for pair, counts in zip(ours["coders"], ours["per_ref"])} == combos
+    agree_with_cherrant(record, result.sentences)
 
 
 def _cli(*args: str) -> str:

@@ -28,6 +28,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from conftest import REPO
+from test_cherrant import agree_with_cherrant
 from gecscore import registry
 from gecscore.common import chinese_edits as ce
 from gecscore.common.results import DegenerateOutputWarning
@@ -165,18 +166,6 @@ def _reference_files(shared_data) -> tuple[Path, Path, list[Path]]:
     return folder / "INPUT.txt", folder / "PRED_example.txt", [folder / f"REF{k}.txt" for k in range(7)]
 
 
-def _agree_with_cherrant(record: dict, sentences: list[dict]) -> None:
-    """Each sentence's counts under the greedy corpus choice, its chosen annotators and every combination's counts
-    equal ChERRANT's (`record["sentences"]`)."""
-    for expected, ours in zip(record["sentences"], sentences, strict=True):
-        k = [tuple(pair) for pair in ours["coders"]].index((0, ours["corpus_ref"]))
-        assert ours["per_ref"][k] == [expected["tp"], expected["fp"], expected["fn"]], expected["index"]
-        if not expected["skipped_not_annotatable"]:
-            assert (0, ours["corpus_ref"]) == (expected["chosen_hyp"], expected["chosen_ref"]), expected["index"]
-            combos = {(c["hyp"], c["ref"]): [c["tp"], c["fp"], c["fn"]] for c in expected["combos"]}
-            assert {tuple(pair): counts for pair, counts in zip(ours["coders"], ours["per_ref"])} == combos
-
-
 @pytest.mark.parametrize("mode,flags", [("corpus", []), ("cse", ["-cse"]), ("ds", ["-ds"]), ("dt", ["-dt"]),
                                         ("cs_beta1", ["-b", "1.0"])])
 def test_the_cli_from_mucgec_reference_files_equals_cherrant(dev, shared_data, tmp_path, capsys, mode, flags):
@@ -202,7 +191,7 @@ def test_the_cli_from_mucgec_reference_files_equals_cherrant(dev, shared_data, t
             "r": round(printed["recall"], 4), "f": round(printed[f_name], 4)} == expected
     assert [d["index"] for d in printed["degenerate_sentences"]] == [97, 463, 1076]
     if mode == "corpus":
-        _agree_with_cherrant(record, [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()])
+        agree_with_cherrant(record, [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()])
 
 
 def test_the_evaluate_module_from_mucgec_reference_columns_equals_cherrant(dev, shared_data):
@@ -220,7 +209,7 @@ def test_the_evaluate_module_from_mucgec_reference_columns_equals_cherrant(dev, 
                              return_sentence_scores=True)
     assert [out["tp"], out["fp"], out["fn"], round(out["f0.5"], 4)] == [1084, 1635, 3003, record["corpus"]["f"]]
     assert [d["index"] for d in out["degenerate_sentences"]] == [97, 463, 1076]
-    _agree_with_cherrant(record, out["sentence_scores"])
+    agree_with_cherrant(record, out["sentence_scores"])
 
 
 def test_an_empty_reference_is_no_reference_in_chinese_only():
